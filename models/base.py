@@ -1,0 +1,62 @@
+"""The contract of a progress model (SPEC section 3).
+
+A model is a name, a one-line definition, and `fair(enabled, memory, n)`: the
+fair set F of a state, given the bitmask of enabled threads (bit t set iff
+thread t has not terminated), the model's own memory of the run so far, and
+the number of threads. F must be a subset of `enabled`, and `fair` must be a
+pure, deterministic function.
+
+What a model remembers is a `Memory`: an initial value and how a step of
+thread t changes it. Models that share a Memory object share one product LTS,
+so reuse `NONE` or `STARTED` where they fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Hashable
+
+
+@dataclass(frozen=True, eq=False)
+class Memory:
+    """What a model remembers: `initial(n)`, then `after(memory, thread)` per step."""
+
+    name: str
+    initial: Callable[[int], Hashable]
+    after: Callable[[Hashable, int], Hashable]
+
+
+NONE = Memory("none", lambda n: None, lambda memory, thread: None)
+"""Remembers nothing: F depends on the enabled threads alone."""
+
+STARTED = Memory("started", lambda n: 0, lambda started, thread: started | (1 << thread))
+"""Remembers the bitmask of threads that have taken at least one step."""
+
+
+@dataclass(frozen=True, eq=False)
+class ProgressModel:
+    """A progress model: `fair(enabled, memory, n) -> F` as a thread bitmask.
+
+    `below` names the models immediately below this one in the fairness
+    order (SPEC section 5); `rank` orders tables; `has_fairness=False` marks
+    a model whose F is always empty, so weak and strong coincide.
+    """
+
+    name: str
+    definition: str
+    fair: Callable[[int, Hashable, int], int]
+    memory: Memory = NONE
+    below: tuple[str, ...] = ()
+    rank: int = 100
+    has_fairness: bool = True
+    doc: str = field(default="", repr=False)
+
+
+def lowest(mask: int) -> int:
+    """The lowest set bit of `mask` as a mask (0 for 0)."""
+    return mask & -mask
+
+
+def up_to_highest(mask: int) -> int:
+    """All bits at or below the highest set bit of `mask` (0 for 0)."""
+    return (1 << mask.bit_length()) - 1

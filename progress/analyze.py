@@ -1,0 +1,100 @@
+"""Check one program under a list of (model, fairness) queries.
+
+The program LTS is explored once; each distinct model Memory gets one product
+LTS, shared by every model that uses it. Pure: no files, no printing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .canonical import canonical_hash
+from .check import STRONG, WEAK, witness
+from .errors import Inconclusive
+from .lts import LTS, Budget, ProgramLTS, explore, product
+from .models.base import ProgressModel
+from .program import Program
+from .semantics import compile_program
+from .witness import Lasso, build_lasso
+
+NO_FAIRNESS = "none"
+FAIRNESSES = (WEAK, STRONG)
+
+
+@dataclass(frozen=True)
+class Query:
+    model: ProgressModel
+    fairness: str  # "weak", "strong", or "none" for a model without fairness
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """`terminates` is True (guaranteed), False (may not), or None when a
+    bound stopped the check (`reason` says which)."""
+
+    model: str
+    fairness: str
+    terminates: bool | None
+    states: int
+    transitions: int
+    witness: Lasso | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class TestReport:
+    program: Program
+    hash: str
+    verdicts: tuple[Verdict, ...]
+
+
+def queries_for(models, fairnesses=FAIRNESSES) -> list[Query]:
+    """One query per model and fairness; one ("none") for a model without fairness."""
+    queries: list[Query] = []
+    for model in models:
+        if not model.has_fairness:
+            queries.append(Query(model, NO_FAIRNESS))
+        else:
+            queries += [Query(model, f) for f in fairnesses]
+    return queries
+
+
+def check_program(program: Program, queries: list[Query], *, max_states: int | None = None,
+                  time_limit: float | None = None, witnesses: bool = True) -> TestReport:
+    budget = Budget(max_states, time_limit)
+    digest = canonical_hash(program)
+    try:
+        explored = explore(compile_program(program), budget)
+        verdicts = _decide_all(program, explored, queries, budget, witnesses)
+    except Inconclusive as stop:
+        verdicts = [Verdict(q.model.name, q.fairness, None, stop.states, 0, reason=stop.reason) for q in queries]
+    return TestReport(program, digest, tuple(verdicts))
+
+
+def _decide_all(program, explored: ProgramLTS, queries, budget, witnesses) -> list[Verdict]:
+    n = len(program.threads)
+    products: dict[int, LTS] = {}
+    verdicts = []
+    for query in queries:
+        memory = query.model.memory
+        if id(memory) not in products:
+            products[id(memory)] = product(explored.lts, memory, n, budget)
+        lts = products[id(memory)]
+        verdicts.append(_decide(explored, lts, query, n, witnesses))
+    return verdicts
+
+
+def fair_sets(lts: LTS, model: ProgressModel, n_threads: int) -> list[int]:
+    """F of every state of `lts` under `model`."""
+    fair = model.fair
+    return [fair(enabled, memory, n_threads) for enabled, memory in zip(lts.enabled, lts.memory)]
+
+
+def _decide(explored: ProgramLTS, lts: LTS, query: Query, n: int, witnesses: bool) -> Verdict:
+    fair = fair_sets(lts, query.model, n)
+    fairness = WEAK if query.fairness == NO_FAIRNESS else query.fairness
+    members = witness(lts, fair, fairness)
+    lasso = None
+    if members is not None and witnesses:
+        lasso = build_lasso(explored, lts, fair, members, fairness)
+    return Verdict(query.model.name, query.fairness, members is None, lts.size, lts.transitions, lasso)

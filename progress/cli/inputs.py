@@ -1,0 +1,83 @@
+"""Turn command-line paths into test files and Programs.
+
+A path is a `.axb` file, a directory (every `.axb` below it, sorted), or
+`@FILE`: a list of paths, one per line (`#` comments allowed), relative to
+the list's directory.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import InputError, SourcePosition
+from ..parse import parse_program
+from ..program import Program
+
+
+def expand(paths: list[str]) -> list[Path]:
+    """Every test file named by `paths`, in order, without repeats."""
+    found: dict[Path, None] = {}
+    for raw in paths:
+        for path in _expand_one(raw):
+            found.setdefault(path, None)
+    return list(found)
+
+
+def _expand_one(raw: str) -> list[Path]:
+    if raw.startswith("@"):
+        return _expand_list(Path(raw[1:]))
+    path = Path(raw)
+    if path.is_dir():
+        return sorted(path.rglob("*.axb"), key=_natural)
+    if not path.exists():
+        raise InputError(f"no such file or directory: {raw}")
+    return [path]
+
+
+def _expand_list(listing: Path) -> list[Path]:
+    text = read_text(listing)
+    result = []
+    for number, line in enumerate(text.splitlines(), 1):
+        entry = line.split("#", 1)[0].strip()
+        if not entry:
+            continue
+        target = listing.parent / entry
+        if not target.exists():
+            raise InputError(f"no such file or directory: {entry}",
+                             SourcePosition(str(listing), number, line.index(entry) + 1, line))
+        result += _expand_one(str(target))
+    return result
+
+
+def _natural(path: Path):
+    """Sort `2.axb` before `10.axb`."""
+    return [int(part) if part.isdigit() else part for part in _split_digits(str(path))]
+
+
+def _split_digits(text: str) -> list[str]:
+    parts, current = [], ""
+    for char in text:
+        if current and char.isdigit() != current[-1].isdigit():
+            parts.append(current)
+            current = ""
+        current += char
+    return parts + [current] if current else parts
+
+
+def read_text(path: Path) -> str:
+    """A file's text as UTF-8, or an InputError saying why it cannot be read."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise InputError(f"cannot read {path}: {error.strerror or error}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise InputError(f"not UTF-8 text (byte 0x{data[error.start]:02x})",
+                         SourcePosition(str(path), line, column)) from None
+
+
+def load(path: Path) -> Program:
+    return parse_program(read_text(path), str(path))

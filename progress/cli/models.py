@@ -1,0 +1,17 @@
+"""`progress models`: the registered progress models and their definitions."""
+
+from __future__ import annotations
+
+import click
+
+from ..registry import all_models
+
+
+@click.command()
+def models():
+    """List the registered progress models with their fair sets F."""
+    registered = all_models()
+    width = max(len(m.name) for m in registered)
+    for model in registered:
+        below = ", ".join(model.below) if model.below else "-"
+        click.echo(f"{model.name:<{width}}  {model.definition}  (above: {below})")

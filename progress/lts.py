@@ -1,0 +1,120 @@
+"""Labelled transition systems: the reachable program LTS and its product
+with a model's memory (SPEC section 4).
+
+States are numbered in breadth-first order from 0 (the initial state); each
+state's successors are listed by increasing thread id, one per enabled thread.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Hashable
+
+from .errors import Inconclusive
+from .models.base import NONE, Memory
+from .semantics import Machine
+
+
+@dataclass(frozen=True)
+class LTS:
+    """`succ[s]` lists (thread, destination); `origin[s]` is the program
+    state behind s, `memory[s]` the model memory (None for the program LTS)."""
+
+    succ: list[list[tuple[int, int]]]
+    origin: list[int]
+    memory: list[Hashable]
+    enabled: list[int]
+
+    @property
+    def size(self) -> int:
+        return len(self.succ)
+
+    @property
+    def transitions(self) -> int:
+        return sum(len(edges) for edges in self.succ)
+
+
+@dataclass(frozen=True)
+class ProgramLTS:
+    machine: Machine
+    states: list[tuple[int, ...]]
+    lts: LTS
+
+
+class Budget:
+    """A state bound and a wall-clock deadline; `charge` raises Inconclusive."""
+
+    def __init__(self, max_states: int | None = None, time_limit: float | None = None):
+        self.max_states = max_states
+        self.deadline = None if time_limit is None else time.monotonic() + time_limit
+        self._ticks = 0
+
+    def charge(self, states: int) -> None:
+        if self.max_states is not None and states > self.max_states:
+            raise Inconclusive(f"stopped at the state bound ({self.max_states} states)", states)
+        self._ticks += 1
+        if self.deadline is not None and self._ticks % 256 == 0 and time.monotonic() > self.deadline:
+            raise Inconclusive("stopped at the time limit", states)
+
+
+def explore(machine: Machine, budget: Budget | None = None) -> ProgramLTS:
+    """Every state reachable from the initial one, breadth first."""
+    budget = budget or Budget()
+    index = {machine.initial: 0}
+    states = [machine.initial]
+    succ: list[list[tuple[int, int]]] = []
+    enabled: list[int] = []
+    base = len(machine.locations)
+    code, lengths = machine.code, machine.lengths
+    threads = range(len(lengths))
+    for state in states:  # grows while iterating: breadth-first
+        edges = []
+        mask = 0
+        for t in threads:
+            pc = state[base + t]
+            if pc >= lengths[t]:
+                continue
+            mask |= 1 << t
+            loc, cmp, target, xchg, val = code[t][pc]
+            new = list(state)
+            if xchg:
+                new[loc] = val
+            new[base + t] = target if state[loc] == cmp else pc + 1
+            new_state = tuple(new)
+            dst = index.get(new_state)
+            if dst is None:
+                dst = index[new_state] = len(states)
+                states.append(new_state)
+                budget.charge(len(states))
+            edges.append((t, dst))
+        succ.append(edges)
+        enabled.append(mask)
+    lts = LTS(succ, list(range(len(states))), [None] * len(states), enabled)
+    return ProgramLTS(machine, states, lts)
+
+
+def product(program: LTS, memory: Memory, n_threads: int, budget: Budget | None = None) -> LTS:
+    """The reachable product of the program LTS with a model's memory."""
+    if memory is NONE:
+        return program
+    budget = budget or Budget()
+    after = memory.after
+    start = (0, memory.initial(n_threads))
+    index = {start: 0}
+    pairs = [start]
+    succ: list[list[tuple[int, int]]] = []
+    for origin, remembered in pairs:
+        edges = []
+        for t, dst in program.succ[origin]:
+            key = (dst, after(remembered, t))
+            target = index.get(key)
+            if target is None:
+                target = index[key] = len(pairs)
+                pairs.append(key)
+                budget.charge(len(pairs))
+            edges.append((t, target))
+        succ.append(edges)
+    origins = [p[0] for p in pairs]
+    return LTS(succ, origins, [p[1] for p in pairs], [program.enabled[o] for o in origins])

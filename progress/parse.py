@@ -1,0 +1,159 @@
+"""Parse `.axb` text into a Program (SPEC section 2); the only user of lark.
+
+Every rejection is an InputError naming file:line:col. The grammar lives in
+axb.lark beside this module.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from .errors import InputError, SourcePosition
+from .program import MAX_VALUE, Instr, Program, Span
+
+_TOKEN_NAMES = {
+    "AXB": "'AXB'", "NAME": "a name", "INT": "a number", "BOOL": "'true' or 'false'",
+    "END": "'end'", "LPAR": "'('", "RPAR": "')'", "COMMA": "','", "EQUAL": "'='",
+    "TEST": "'test'", "INIT": "'init'", "THREAD": "'thread'", "$END": "end of input",
+}
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    grammar = (Path(__file__).with_name("axb.lark")).read_text()
+    return Lark(grammar, parser="lalr", lexer="basic", propagate_positions=False, maybe_placeholders=False)
+
+
+class _Located(Exception):
+    """Raised inside the transformer; carries a token so the caller can place it."""
+
+    def __init__(self, message: str, token: Token):
+        super().__init__(message)
+        self.message = message
+        self.token = token
+
+
+def _number(token: Token) -> int:
+    value = int(token)
+    if value > MAX_VALUE:
+        raise _Located(f"value {value} is too large for the checker (at most {MAX_VALUE})", token)
+    return value
+
+
+@v_args(inline=True)
+class _ToProgram(Transformer):
+    def test_decl(self, name: Token):
+        return ("test", name)
+
+    def init_decl(self, loc: Token, value: Token):
+        return ("init", loc, _number(value))
+
+    def target(self, token: Token):
+        return token
+
+    def instr(self, axb: Token, loc: Token, cmp: Token, target: Token, xchg: Token, val: Token):
+        return (axb, Instr(str(loc), _number(cmp), -1, xchg == "true", _number(val),
+                           Span(axb.line, axb.column)), target)
+
+    def thread(self, keyword_id: Token, *instrs):
+        return (keyword_id, list(instrs))
+
+    def start(self, *items):
+        return list(items)
+
+
+def parse_program(text: str, path: str = "<string>", name: str | None = None) -> Program:
+    """Parse `.axb` text; `name` (default: the `test` line, else the file stem)."""
+    lines = text.splitlines()
+    try:
+        items = _ToProgram().transform(_parser().parse(text))
+    except VisitError as err:
+        located = err.orig_exc
+        if isinstance(located, _Located):
+            raise _error(located.message, located.token.line, located.token.column, lines, path) from None
+        raise
+    except UnexpectedInput as err:
+        raise _syntax_error(err, lines, path) from None
+    except LarkError as err:  # pragma: no cover - lark's other failures are grammar bugs
+        raise InputError(f"cannot parse: {err}", SourcePosition(path, 1, 1, "")) from None
+    return _build(items, lines, path, name)
+
+
+def _build(items: list, lines: list[str], path: str, name: str | None) -> Program:
+    test_name, init, threads = None, {}, []
+    for item in items:
+        if isinstance(item, tuple) and item[0] == "test":
+            token = item[1]
+            if test_name is not None:
+                raise _error("repeated 'test' line (a file holds one test)", token.line, token.column - 5, lines, path)
+            test_name = str(token)
+        elif isinstance(item, tuple) and item[0] == "init":
+            _, loc, value = item
+            if str(loc) in init:
+                raise _error(f"repeated 'init' of location '{loc}'", loc.line, loc.column, lines, path)
+            init[str(loc)] = value
+        else:
+            threads.append(item)
+    if not threads:
+        last = max(len(lines), 1)
+        raise _error("the test has no threads (expected 'thread 0')", last, 1, lines, path)
+    built = [_build_thread(index, thread, lines, path) for index, thread in enumerate(threads)]
+    stem = Path(path).stem if path and not path.startswith("<") else "test"
+    return Program(
+        name=name or test_name or stem,
+        threads=tuple(built),
+        init=tuple(sorted(init.items())),
+        spans=tuple(Span(t[0].line, t[0].column) for t in threads),
+    )
+
+
+def _build_thread(index: int, thread, lines, path) -> tuple[Instr, ...]:
+    keyword_id, instrs = thread
+    if int(keyword_id) != index:
+        raise _error(f"expected 'thread {index}' here (threads are numbered 0, 1, 2... in order), "
+                     f"found thread {int(keyword_id)}", keyword_id.line, keyword_id.column, lines, path)
+    if not instrs:
+        raise _error(f"thread {index} is empty (a thread needs at least one instruction)",
+                     keyword_id.line, keyword_id.column, lines, path)
+    n = len(instrs)
+    result = []
+    for _, ins, target in instrs:
+        if target.type == "END":
+            value = n
+        else:
+            value = int(target)
+            if value > n:
+                raise _error(f"target {value} is out of range: thread {index} has {n} instruction(s), "
+                             f"so targets are 0..{n} or 'end'", target.line, target.column, lines, path)
+        result.append(Instr(ins.loc, ins.cmp, value, ins.xchg, ins.val, ins.span))
+    return tuple(result)
+
+
+def _syntax_error(err: UnexpectedInput, lines: list[str], path: str) -> InputError:
+    line = getattr(err, "line", -1)
+    column = getattr(err, "column", -1)
+    if isinstance(err, UnexpectedEOF) or line is None or line < 1:
+        line, column = max(len(lines), 1), (len(lines[-1]) + 1 if lines else 1)
+        return _error("unexpected end of input", line, column, lines, path)
+    if isinstance(err, UnexpectedCharacters):
+        bad = lines[line - 1][column - 1] if line - 1 < len(lines) and column - 1 < len(lines[line - 1]) else "?"
+        return _error(f"unexpected character {bad!r}", line, column, lines, path)
+    if isinstance(err, UnexpectedToken):
+        found = err.token
+        what = "end of input" if found.type == "$END" else repr(str(found))
+        expected = sorted(_TOKEN_NAMES.get(t, t) for t in err.expected)
+        return _error(f"unexpected {what}; expected {_one_of(expected)}", line, column, lines, path)
+    return _error(str(err).splitlines()[0], line, column, lines, path)
+
+
+def _one_of(options: list[str]) -> str:
+    return options[0] if len(options) == 1 else "one of " + ", ".join(options)
+
+
+def _error(message: str, line: int, column: int, lines: list[str], path: str) -> InputError:
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    return InputError(message, SourcePosition(path, line, max(column, 1), text))

@@ -1,0 +1,80 @@
+"""Programs: the immutable result of parsing a test (SPEC section 1).
+
+Spans record where a node came from; they are ignored by equality, so two
+programs are equal iff they mean the same test under the same names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MAX_VALUE = 2**31 - 1
+"""Largest value or init a test may use: GPU memory cells are 32-bit signed."""
+
+
+@dataclass(frozen=True)
+class Span:
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Instr:
+    """AXB(loc, cmp, target, xchg, val): atomically `old = mem[loc]`; if
+    `xchg` store `val`; jump to `target` if `old == cmp`, else fall through."""
+
+    loc: str
+    cmp: int
+    target: int
+    xchg: bool
+    val: int
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+    def is_store(self, index: int) -> bool:
+        """A store in SPEC section 6's sense: the branch goes where pc+1 goes."""
+        return self.target == index + 1
+
+    def text(self, thread_length: int) -> str:
+        target = "end" if self.target == thread_length else str(self.target)
+        xchg = "true" if self.xchg else "false"
+        return f"AXB({self.loc}, {self.cmp}, {target}, {xchg}, {self.val})"
+
+
+@dataclass(frozen=True)
+class Program:
+    """N threads of AXB instructions over locations that start at `init` or 0."""
+
+    name: str
+    threads: tuple[tuple[Instr, ...], ...]
+    init: tuple[tuple[str, int], ...] = ()
+    spans: tuple[Span | None, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def locations(self) -> tuple[str, ...]:
+        """Locations in order of first use (thread 0 first), then init-only."""
+        seen: dict[str, None] = {}
+        for thread in self.threads:
+            for ins in thread:
+                seen.setdefault(ins.loc, None)
+        for loc, _ in self.init:
+            seen.setdefault(loc, None)
+        return tuple(seen)
+
+    @property
+    def initial_memory(self) -> dict[str, int]:
+        memory = {loc: 0 for loc in self.locations}
+        memory.update(self.init)
+        return memory
+
+    @property
+    def instruction_count(self) -> int:
+        return sum(len(t) for t in self.threads)
+
+    def to_axb(self) -> str:
+        """The program as `.axb` text that parses back to an equal program."""
+        lines = [f"test {self.name}"]
+        lines += [f"init {loc} = {value}" for loc, value in self.init]
+        for tid, thread in enumerate(self.threads):
+            lines.append(f"thread {tid}")
+            lines += [f"  {ins.text(len(thread))}" for ins in thread]
+        return "\n".join(lines) + "\n"

@@ -1,0 +1,112 @@
+"""Render check results as text or JSON-ready dicts. Pure: returns strings."""
+
+from __future__ import annotations
+
+from .analyze import NO_FAIRNESS, TestReport, Verdict
+from .program import Program
+from .witness import Lasso
+
+TERMINATES = "guaranteed to terminate"
+MAY_NOT = "may not terminate"
+INCONCLUSIVE = "inconclusive"
+
+
+def phrase(verdict: Verdict) -> str:
+    if verdict.terminates is None:
+        return INCONCLUSIVE
+    return TERMINATES if verdict.terminates else MAY_NOT
+
+
+def label(verdict: Verdict) -> str:
+    """`OBE weak`, or the bare name for a model without fairness."""
+    return verdict.model if verdict.fairness == NO_FAIRNESS else f"{verdict.model} {verdict.fairness}"
+
+
+def verdict_line(report: TestReport, verdict: Verdict) -> str:
+    """One stable, grep-able line: `name: MODEL FAIRNESS: verdict (sizes)`."""
+    if verdict.terminates is None:
+        detail = f"{verdict.reason}, {verdict.states} states explored"
+    else:
+        detail = f"{verdict.states} states, {verdict.transitions} transitions"
+    return f"{report.program.name}: {label(verdict)}: {phrase(verdict)} ({detail})"
+
+
+def table(report: TestReport, path: str) -> str:
+    """A verdict table: one row per model, weak and strong columns."""
+    rows: dict[str, dict[str, Verdict]] = {}
+    for v in report.verdicts:
+        rows.setdefault(v.model, {})[v.fairness] = v
+    width = max([5] + [len(m) for m in rows])
+    lines = [f"{report.program.name}  {path}  hash {report.hash}",
+             f"  {'model':<{width}}  {'weak':<25}{'strong':<25}states"]
+    for model, cells in rows.items():
+        weak = cells.get("weak") or cells.get(NO_FAIRNESS)
+        strong = cells.get("strong") or cells.get(NO_FAIRNESS)
+        size = max(v.states for v in cells.values())
+        lines.append(f"  {model:<{width}}  {_cell(weak):<25}{_cell(strong):<25}{size}")
+    return "\n".join(lines)
+
+
+def _cell(verdict: Verdict | None) -> str:
+    return "-" if verdict is None else phrase(verdict)
+
+
+def lasso_text(lasso: Lasso, program: Program, indent: str = "    ") -> str:
+    """Numbered steps; the loop marked; `back to step k`; the diagnosis."""
+    lines = [f"{indent}{lasso.summary}"]
+    if lasso.loop_start:
+        lines.append(f"{indent}from the start:")
+    for index, step in enumerate(lasso.steps):
+        if index == lasso.loop_start:
+            lines.append(f"{indent}loop:")
+        lines.append(indent + "  " + _step_text(index, step, program))
+    lines.append(f"{indent}  back to step {lasso.loop_start}")
+    return "\n".join(lines)
+
+
+def _step_text(index: int, step, program: Program) -> str:
+    memory = " ".join(f"{loc}={value}" for loc, value in step.memory)
+    pcs = ",".join(str(pc) for pc in step.pcs)
+    fair = "{" + ",".join(str(t) for t in step.fair) + "}"
+    thread = program.threads[step.thread]
+    instr = thread[step.instruction].text(len(thread))
+    return f"{index:>3}  [{memory} | pc {pcs}] F={fair:<8} T{step.thread}:{step.instruction}  {instr}"
+
+
+def report_dict(report: TestReport, path: str) -> dict:
+    """The JSON Lines object for one test."""
+    return {
+        "test": report.program.name,
+        "file": path,
+        "hash": report.hash,
+        "results": [_verdict_dict(v) for v in report.verdicts],
+    }
+
+
+def _verdict_dict(verdict: Verdict) -> dict:
+    result = {
+        "model": verdict.model,
+        "fairness": verdict.fairness,
+        "terminates": verdict.terminates,
+        "states": verdict.states,
+        "transitions": verdict.transitions,
+        "witness": None if verdict.witness is None else lasso_dict(verdict.witness),
+    }
+    if verdict.reason is not None:
+        result["inconclusive"] = verdict.reason
+    return result
+
+
+def lasso_dict(lasso: Lasso) -> dict:
+    return {
+        "kind": lasso.kind,
+        "summary": lasso.summary,
+        "loop_start": lasso.loop_start,
+        "running": list(lasso.running),
+        "starving": list(lasso.starving),
+        "steps": [
+            {"memory": dict(s.memory), "pcs": list(s.pcs), "fair": list(s.fair),
+             "thread": s.thread, "instruction": s.instruction}
+            for s in lasso.steps
+        ],
+    }
