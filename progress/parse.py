@@ -6,11 +6,13 @@ axb.lark beside this module.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.lexer import Lexer
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from .errors import InputError, SourcePosition
 from .program import MAX_VALUE, Instr, Program, Span
@@ -22,10 +24,57 @@ _TOKEN_NAMES = {
 }
 
 
-@lru_cache(maxsize=1)
-def _parser() -> Lark:
-    grammar = (Path(__file__).with_name("axb.lark")).read_text()
-    return Lark(grammar, parser="lalr", lexer="basic", propagate_positions=False, maybe_placeholders=False)
+_SCAN = re.compile(r"(?P<skip>[ \t\r\f]+|#[^\n]*)|(?P<nl>\n)|(?P<word>[A-Za-z_][A-Za-z0-9_]*)"
+                   r"|(?P<int>[0-9]+)|(?P<punct>[(),=])")
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_INSTR = re.compile(rf"[aA][xX][bB][ \t]*\([ \t]*({_NAME})[ \t]*,[ \t]*([0-9]+)[ \t]*,[ \t]*(end|[0-9]+)[ \t]*,"
+                    rf"[ \t]*(true|false)[ \t]*,[ \t]*([0-9]+)[ \t]*\)")
+_KEYWORDS = {"end": "END", "true": "BOOL", "false": "BOOL", "test": "TEST", "init": "INIT", "thread": "THREAD"}
+_PUNCT = {"(": "LPAR", ")": "RPAR", ",": "COMMA", "=": "EQUAL"}
+
+
+class _BadCharacter(Exception):
+    def __init__(self, line: int, column: int):
+        super().__init__(line, column)
+        self.line, self.column = line, column
+
+
+class _AxbLexer(Lexer):
+    """One-regex scanner producing the terminals of axb.lark (lark's generic
+    lexer is several times slower on these small files)."""
+
+    def __init__(self, lexer_conf):
+        pass
+
+    def lex(self, text):  # lark hands a custom lexer the whole text
+        line, line_start, pos, end = 1, 0, 0, len(text)
+        match = _SCAN.match
+        while pos < end:
+            found = match(text, pos)
+            if found is None:
+                raise _BadCharacter(line, pos - line_start + 1)
+            kind, value = found.lastgroup, found.group()
+            if kind == "word":
+                kind = "AXB" if value.lower() == "axb" else _KEYWORDS.get(value, "NAME")
+                if kind == "AXB":
+                    whole = _INSTR.match(text, pos)
+                    if whole is not None and whole.group(1) not in _KEYWORDS:
+                        yield Token("INSTR", whole.group(), pos, line, pos - line_start + 1)
+                        pos = whole.end()
+                        continue
+            elif kind == "int":
+                kind = "INT"
+            elif kind == "punct":
+                kind = _PUNCT[value]
+            elif kind == "nl":
+                line, line_start = line + 1, found.end()
+                pos = found.end()
+                continue
+            else:
+                pos = found.end()
+                continue
+            yield Token(kind, value, pos, line, pos - line_start + 1)
+            pos = found.end()
 
 
 class _Located(Exception):
@@ -59,6 +108,18 @@ class _ToProgram(Transformer):
         return (axb, Instr(str(loc), _number(cmp), -1, xchg == "true", _number(val),
                            Span(axb.line, axb.column)), target)
 
+    def instr_whole(self, token: Token):
+        """The fast path: re-split a whole instruction, keeping columns."""
+        found = _INSTR.match(token)
+
+        def part(group: int, kind: str) -> Token:
+            return Token(kind, found.group(group), token.start_pos + found.start(group),
+                         token.line, token.column + found.start(group))
+
+        axb = Token("AXB", found.group()[:3], token.start_pos, token.line, token.column)
+        target = part(3, "END" if found.group(3) == "end" else "INT")
+        return self.instr(axb, part(1, "NAME"), part(2, "INT"), target, part(4, "BOOL"), part(5, "INT"))
+
     def thread(self, keyword_id: Token, *instrs):
         return (keyword_id, list(instrs))
 
@@ -66,16 +127,23 @@ class _ToProgram(Transformer):
         return list(items)
 
 
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    grammar = (Path(__file__).with_name("axb.lark")).read_text()
+    return Lark(grammar, parser="lalr", lexer=_AxbLexer, transformer=_ToProgram(),
+                propagate_positions=False, maybe_placeholders=False)
+
+
 def parse_program(text: str, path: str = "<string>", name: str | None = None) -> Program:
     """Parse `.axb` text; `name` (default: the `test` line, else the file stem)."""
     lines = text.splitlines()
     try:
-        items = _ToProgram().transform(_parser().parse(text))
-    except VisitError as err:
-        located = err.orig_exc
-        if isinstance(located, _Located):
-            raise _error(located.message, located.token.line, located.token.column, lines, path) from None
-        raise
+        items = _parser().parse(text)  # the transformer runs inside the LALR parser
+    except _Located as located:
+        raise _error(located.message, located.token.line, located.token.column, lines, path) from None
+    except _BadCharacter as bad:
+        shown = lines[bad.line - 1][bad.column - 1] if bad.line <= len(lines) else "?"
+        raise _error(f"unexpected character {shown!r}", bad.line, bad.column, lines, path) from None
     except UnexpectedInput as err:
         raise _syntax_error(err, lines, path) from None
     except LarkError as err:  # pragma: no cover - lark's other failures are grammar bugs
