@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .canonical import canonical_hash
-from .check import STRONG, WEAK, witness
+from .check import STRONG, WEAK, cycles, witness
 from .errors import Inconclusive
 from .lts import LTS, Budget, ProgramLTS, explore, product
 from .models.base import ProgressModel
@@ -72,15 +72,34 @@ def check_program(program: Program, queries: list[Query], *, max_states: int | N
 
 
 def _decide_all(program, explored: ProgramLTS, queries, budget, witnesses) -> list[Verdict]:
+    """Decide each query; shares products, SCCs and results between queries.
+
+    Two queries on one LTS with equal fairness and equal F everywhere get the
+    same answer, and a weak pass implies a strong pass (SPEC section 4)."""
     n = len(program.threads)
-    products: dict[int, LTS] = {}
+    products: dict[int, tuple] = {}
+    answers: dict[tuple, tuple] = {}
+    weak_passes: set[str] = set()
+    plans: dict = {}
     verdicts = []
     for query in queries:
         memory = query.model.memory
         if id(memory) not in products:
-            products[id(memory)] = product(explored.lts, memory, n, budget)
-        lts = products[id(memory)]
-        verdicts.append(_decide(explored, lts, query, n, witnesses))
+            lts = product(explored.lts, memory, n, budget)
+            products[id(memory)] = (lts, cycles(lts))
+        lts, found = products[id(memory)]
+        fairness = WEAK if query.fairness == NO_FAIRNESS else query.fairness
+        if fairness == STRONG and query.model.name in weak_passes:
+            members, lasso = None, None
+        else:
+            fair = fair_sets(lts, query.model, n)
+            key = (id(memory), fairness, tuple(fair))
+            if key not in answers:
+                answers[key] = _decide(explored, lts, found, fair, fairness, witnesses, plans)
+            members, lasso = answers[key]
+        if members is None and fairness == WEAK:
+            weak_passes.add(query.model.name)
+        verdicts.append(Verdict(query.model.name, query.fairness, members is None, lts.size, lts.transitions, lasso))
     return verdicts
 
 
@@ -90,11 +109,9 @@ def fair_sets(lts: LTS, model: ProgressModel, n_threads: int) -> list[int]:
     return [fair(enabled, memory, n_threads) for enabled, memory in zip(lts.enabled, lts.memory)]
 
 
-def _decide(explored: ProgramLTS, lts: LTS, query: Query, n: int, witnesses: bool) -> Verdict:
-    fair = fair_sets(lts, query.model, n)
-    fairness = WEAK if query.fairness == NO_FAIRNESS else query.fairness
-    members = witness(lts, fair, fairness)
+def _decide(explored: ProgramLTS, lts: LTS, found, fair: list[int], fairness: str, witnesses: bool, plans: dict):
+    members = witness(lts, fair, fairness, found)
     lasso = None
     if members is not None and witnesses:
-        lasso = build_lasso(explored, lts, fair, members, fairness)
-    return Verdict(query.model.name, query.fairness, members is None, lts.size, lts.transitions, lasso)
+        lasso = build_lasso(explored, lts, fair, members, fairness, plans)
+    return members, lasso

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Hashable
 
 from .errors import Inconclusive
@@ -31,9 +32,9 @@ class LTS:
     def size(self) -> int:
         return len(self.succ)
 
-    @property
+    @cached_property
     def transitions(self) -> int:
-        return sum(len(edges) for edges in self.succ)
+        return sum(map(len, self.succ))
 
 
 @dataclass(frozen=True)

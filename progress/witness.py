@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .check import WEAK
 from .lts import LTS, ProgramLTS
@@ -45,14 +46,25 @@ class Lasso:
 Edge = tuple[int, int, int]  # (source, thread, destination)
 
 
-def build_lasso(program: ProgramLTS, lts: LTS, fair: list[int], members: list[int], fairness: str) -> Lasso:
+def build_lasso(program: ProgramLTS, lts: LTS, fair: list[int], members: list[int], fairness: str,
+                plans: dict | None = None) -> Lasso:
+    """The lasso for witness set `members`. `plans` caches the path and loop,
+    which depend only on F inside the witness set."""
+    plans = {} if plans is None else plans
     inside = set(members)
-    prefix = _path(lts, 0, inside, within=None)
-    entry = prefix[-1][2] if prefix else 0
-    loop = _loop(lts, fair, inside, entry, fairness)
-    edges = prefix + loop
-    steps = tuple(_step(program, lts, fair, s, t) for s, t, _ in edges)
-    return _diagnose(lts, fair, inside, steps, loop, len(prefix), fairness)
+    key = (id(lts), fairness, tuple(members), tuple(map(fair.__getitem__, members)))
+    plan = plans.get(key)
+    if plan is None:
+        prefix = _path(lts, 0, inside, within=None)
+        entry = prefix[-1][2] if prefix else 0
+        plan = plans[key] = (prefix, _loop(lts, fair, inside, entry, fairness))
+    prefix, loop = plan
+    full_key = (key, tuple(fair[s] for s, _, _ in prefix))
+    lasso = plans.get(full_key)
+    if lasso is None:
+        steps = tuple(_step(program, lts, fair, s, t) for s, t, _ in prefix + loop)
+        lasso = plans[full_key] = _diagnose(lts, fair, inside, steps, loop, len(prefix), fairness)
+    return lasso
 
 
 def _loop(lts: LTS, fair: list[int], inside: set[int], entry: int, fairness: str) -> list[Edge]:
@@ -138,12 +150,13 @@ def _unwind(parent: dict[int, Edge], start: int, end: int) -> list[Edge]:
 
 
 def _step(program: ProgramLTS, lts: LTS, fair: list[int], state: int, thread: int) -> LassoStep:
-    machine = program.machine
     raw = program.states[lts.origin[state]]
-    pcs = machine.pcs_of(raw)
-    return LassoStep(tuple(machine.memory_of(raw).items()), pcs, _threads(fair[state]), thread, pcs[thread])
+    cells = len(program.machine.locations)
+    pcs = raw[cells:]
+    return LassoStep(tuple(zip(program.machine.locations, raw[:cells])), pcs, _threads(fair[state]), thread, pcs[thread])
 
 
+@lru_cache(maxsize=256)
 def _threads(mask: int) -> tuple[int, ...]:
     return tuple(t for t in range(mask.bit_length()) if mask >> t & 1)
 
