@@ -17,6 +17,7 @@ from ..errors import ProgressError
 COMMANDS = {
     "check": "progress.cli.check:check",
     "models": "progress.cli.models:models",
+    "classify": "progress.cli.classify:classify_command",
 }
 
 

@@ -1,0 +1,165 @@
+"""`progress classify`: the verdict matrix and the classification of a suite."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from ..analyze import check_program, queries_for
+from ..classify import LATTICE, RULES, Classification, Column, Matrix, classify, columns_for, compare, matrix_row
+from ..errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
+from ..registry import all_models
+from ..tables import FORMATS, mismatch_line, parse_verdict_csv, render_classification, render_matrix
+from .inputs import expand, load, read_text
+
+
+@click.command("classify")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--rule", type=click.Choice(RULES), default=LATTICE, show_default=True,
+              help="lattice: SPEC section 5's definitions; paper: how the paper's Table 4 was counted.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md", show_default=True)
+@click.option("--matrix", is_flag=True, help="Print the verdict matrix (test x model/fairness, P/F) "
+              "instead of the classification table.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the table or matrix to FILE instead of standard output.")
+@click.option("--suites", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Write DIR/conformance/<model>-<fairness>.txt and DIR/distinguishing/... (@list files).")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="Draw weak/strong and distinguishing shares (like the paper's Fig. 10) to FILE.png|.svg.")
+@click.option("--expect", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="Compare with a verdict CSV: print every mismatching cell; exit 1 if any.")
+@click.option("--max-states", type=click.IntRange(min=1), default=None,
+              help="Stop a test's exploration past this many states (its verdicts are `?`).")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Stop a test's check after this many seconds (its verdicts are `?`).")
+def classify_command(paths, rule, fmt, matrix, output, suites, plot, expect, max_states, time_limit):
+    """Check every test under every model and classify the suite.
+
+    PATHS are .axb files, directories (searched recursively) or @LIST files.
+    A test is named by its path relative to the inputs' common directory.
+    Exit status: 0 done (and no mismatch), 1 --expect found a mismatch,
+    2 bad input, 3 some verdict was inconclusive.
+    """
+    if plot is not None and plot.suffix.lower() not in (".png", ".svg"):
+        raise UsageError(f"--plot writes .png or .svg files, not {plot.name!r}")
+    expected = parse_verdict_csv(read_text(expect), str(expect)) if expect else None
+    models = list(all_models())
+    files = expand(list(paths))
+    if not files:
+        raise UsageError("no .axb tests found in " + " ".join(paths))
+    locations = dict(zip(suite_names(list(paths), files), files))
+    verdicts, bad = check_suite(locations, models, max_states, time_limit)
+    classification = classify(verdicts, models, rule)
+    text = render_matrix(verdicts, fmt) if matrix else render_classification(classification, fmt)
+    if output is not None:
+        write_text(output, text)
+    elif expected is None:
+        click.echo(text, nl=False)
+    if suites is not None:
+        write_suites(suites, classification, locations)
+    if plot is not None:
+        from ..plot import draw_shares  # matplotlib: only when asked for
+
+        draw_shares(verdicts, classification, plot)
+    mismatches = _report_expect(verdicts, expected, expect) if expected is not None else 0
+    inconclusive = sum(cell is None for row in verdicts.rows for cell in row.cells)
+    click.echo(f"classified {len(verdicts.rows)} test(s), {rule} rule; {inconclusive} inconclusive verdict(s)"
+               + (f"; {bad} file(s) with bad input" if bad else ""), err=True)
+    raise SystemExit(EXIT_USAGE if bad else EXIT_FAIL if mismatches else
+                     EXIT_INCONCLUSIVE if inconclusive else EXIT_OK)
+
+
+def check_suite(locations: dict[str, Path], models, max_states=None, time_limit=None) -> tuple[Matrix, int]:
+    """The verdict matrix of the tests {name: file}, in order, and how many files
+    had bad input (reported on standard error and left out)."""
+    columns = columns_for(models)
+    queries = queries_for(models)
+    rows, bad = [], 0
+    with _progress(len(locations)) as advance:
+        for name, path in locations.items():
+            advance()
+            try:
+                program = load(path)
+            except InputError as error:
+                click.echo(error.render(), err=True)
+                bad += 1
+                continue
+            report = check_program(program, queries, max_states=max_states, time_limit=time_limit,
+                                   witnesses=False)
+            rows.append(matrix_row(name, report, columns))
+    return Matrix(columns, tuple(rows)), bad
+
+
+class _progress:
+    """A rich progress bar on standard error when it is a terminal; else nothing."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self.bar = None
+
+    def __enter__(self):
+        if sys.stderr.isatty() and self.total > 1:
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bar = Progress(console=Console(stderr=True), transient=True)
+            self.bar.start()
+            task = self.bar.add_task("checking", total=self.total)
+            return lambda: self.bar.advance(task)
+        return lambda: None
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.stop()
+        return False
+
+
+def suite_names(paths: list[str], files: list[Path]) -> list[str]:
+    """Each file's path relative to the inputs' common directory (a directory
+    argument counts as itself, a file or @list entry as its directory), with `/`."""
+    anchors = []
+    for raw in paths:
+        path = Path(raw)
+        if not raw.startswith("@") and path.is_dir():
+            anchors.append(os.path.abspath(path))
+        else:
+            anchors += [os.path.abspath(f.parent) for f in expand([raw])]
+    root = os.path.commonpath(anchors) if anchors else os.getcwd()
+    return [Path(os.path.relpath(os.path.abspath(f), root)).as_posix() for f in files]
+
+
+def write_text(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def write_suites(directory: Path, classification: Classification, locations: dict[str, Path]) -> None:
+    """One @list file per row and kind, its paths relative to its own directory."""
+    for kind in ("conformance", "distinguishing"):
+        folder = directory / kind
+        for row in classification.rows:
+            tests = getattr(row, kind)
+            name = Column(row.model, row.fairness).label.replace("/", "-")
+            header = (f"# {kind} tests of {Column(row.model, row.fairness).label}, "
+                      f"{classification.rule} rule: {len(tests)} of {classification.tests}\n")
+            base = os.path.abspath(folder)
+            lines = [Path(os.path.relpath(os.path.abspath(locations[t]), base)).as_posix() for t in tests]
+            write_text(folder / f"{name}.txt", header + "".join(line + "\n" for line in lines))
+
+
+def _report_expect(verdicts: Matrix, expected: dict, path: Path) -> int:
+    mismatches = compare(verdicts, expected)
+    for mismatch in mismatches:
+        click.echo(mismatch_line(mismatch))
+    compared = sum(1 for row in verdicts.rows if row.test in expected)
+    missing = len(verdicts.rows) - compared
+    click.echo(f"{len(mismatches)} mismatching cell(s) in {len({m.test for m in mismatches})} test(s); "
+               f"{compared} test(s) compared with {path}"
+               + (f", {missing} not in it" if missing else ""))
+    return len(mismatches)

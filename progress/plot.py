@@ -1,0 +1,69 @@
+"""A chart like the paper's Fig. 10: the share of weak and strong tests,
+then per model the share of tests distinguishing for it, weak and strong.
+
+Only `progress classify --plot` imports this module (matplotlib is heavy).
+Output is deterministic: no timestamps, fixed SVG ids.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .analyze import NO_FAIRNESS
+from .check import STRONG, WEAK
+from .classify import Classification, Matrix, fairness_split
+
+COLOURS = {WEAK: "#4C72B0", STRONG: "#DD8452"}
+
+
+def shares(matrix: Matrix, classification: Classification) -> tuple[list[str], dict[str, list[float]]]:
+    """Bar labels and, per fairness, each bar's percentage of all tests."""
+    total = max(classification.tests, 1)
+    split = fairness_split(matrix)
+    labels = ["all tests"]
+    values = {WEAK: [100 * split[WEAK] / total], STRONG: [100 * split[STRONG] / total]}
+    models = []
+    for row in classification.rows:
+        if row.fairness != NO_FAIRNESS and row.model not in models:
+            models.append(row.model)
+    for model in models:
+        labels.append(model)
+        for fairness in (WEAK, STRONG):
+            count = sum(len(r.distinguishing) for r in classification.rows
+                        if r.model == model and r.fairness == fairness)
+            values[fairness].append(100 * count / total)
+    return labels, values
+
+
+def draw_shares(matrix: Matrix, classification: Classification, path: Path) -> None:
+    """Write the chart to `path` (.png or .svg)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    labels, values = shares(matrix, classification)
+    with matplotlib.rc_context({"svg.hashsalt": "progress", "font.size": 10}):
+        figure, axes = pyplot.subplots(figsize=(6.4, 3.6), dpi=120)
+        positions = range(len(labels))
+        bottom = [0.0] * len(labels)
+        for fairness in (WEAK, STRONG):
+            heights = values[fairness]
+            bars = axes.bar(positions, heights, bottom=bottom, color=COLOURS[fairness], width=0.6,
+                            label=f"{fairness} tests")
+            for bar, height, base in zip(bars, heights, bottom):
+                if height >= 3:
+                    axes.text(bar.get_x() + bar.get_width() / 2, base + height / 2, f"{height:.0f}%",
+                              ha="center", va="center", color="white", fontsize=8)
+            bottom = [b + h for b, h in zip(bottom, heights)]
+        axes.axvline(0.5, color="grey", linewidth=0.8, linestyle=":")
+        axes.set_xticks(list(positions), labels)
+        axes.set_ylabel("% of tests")
+        axes.set_ylim(0, 100)
+        axes.set_title(f"{classification.tests} tests: weak/strong split, then distinguishing tests "
+                       f"({classification.rule} rule)", fontsize=9)
+        axes.legend(frameon=False, fontsize=8)
+        figure.tight_layout()
+        metadata = {"Date": None} if path.suffix.lower() == ".svg" else {"Software": None}
+        figure.savefig(path, format=path.suffix.lower()[1:], metadata=metadata)
+        pyplot.close(figure)
