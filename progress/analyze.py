@@ -74,11 +74,12 @@ def check_program(program: Program, queries: list[Query], *, max_states: int | N
 def _decide_all(program, explored: ProgramLTS, queries, budget, witnesses) -> list[Verdict]:
     """Decide each query; shares products, SCCs and results between queries.
 
-    Two queries on one LTS with equal fairness and equal F everywhere get the
-    same answer, and a weak pass implies a strong pass (SPEC section 4)."""
+    Two queries on one LTS with equal fairness and equal F on every cycle get
+    the same witness set (lassos may still differ in F along the path), and a
+    weak pass implies a strong pass (SPEC section 4)."""
     n = len(program.threads)
     products: dict[int, tuple] = {}
-    answers: dict[tuple, tuple] = {}
+    answers: dict[tuple, list[int] | None] = {}
     weak_passes: set[str] = set()
     plans: dict = {}
     verdicts = []
@@ -86,21 +87,39 @@ def _decide_all(program, explored: ProgramLTS, queries, budget, witnesses) -> li
         memory = query.model.memory
         if id(memory) not in products:
             lts = product(explored.lts, memory, n, budget)
-            products[id(memory)] = (lts, cycles(lts))
-        lts, found = products[id(memory)]
+            found = cycles(lts)
+            products[id(memory)] = (lts, found, [s for c in found for s in c.states])
+        lts, found, cycle_states = products[id(memory)]
         fairness = WEAK if query.fairness == NO_FAIRNESS else query.fairness
         if fairness == STRONG and query.model.name in weak_passes:
             members, lasso = None, None
         else:
-            fair = fair_sets(lts, query.model, n)
-            key = (id(memory), fairness, tuple(fair))
+            fair = LazyFairSets(lts, query.model, n)
+            key = (id(memory), fairness, tuple(map(fair.__getitem__, cycle_states)))
             if key not in answers:
-                answers[key] = _decide(explored, lts, found, fair, fairness, witnesses, plans)
-            members, lasso = answers[key]
+                answers[key] = witness(lts, fair, fairness, found)
+            members = answers[key]
+            lasso = None
+            if members is not None and witnesses:
+                lasso = build_lasso(explored, lts, fair, members, fairness, plans)
         if members is None and fairness == WEAK:
             weak_passes.add(query.model.name)
         verdicts.append(Verdict(query.model.name, query.fairness, members is None, lts.size, lts.transitions, lasso))
     return verdicts
+
+
+class LazyFairSets(dict):
+    """F of each state of `lts` under `model`, computed when first looked up:
+    the checks only need F on cycles, the lassos on their paths."""
+
+    def __init__(self, lts: LTS, model: ProgressModel, n_threads: int):
+        super().__init__()
+        self._args = (lts.enabled, lts.memory, model.fair, n_threads)
+
+    def __missing__(self, state: int) -> int:
+        enabled, memory, fair, n = self._args
+        value = self[state] = fair(enabled[state], memory[state], n)
+        return value
 
 
 def fair_sets(lts: LTS, model: ProgressModel, n_threads: int) -> list[int]:
@@ -108,10 +127,3 @@ def fair_sets(lts: LTS, model: ProgressModel, n_threads: int) -> list[int]:
     fair = model.fair
     return [fair(enabled, memory, n_threads) for enabled, memory in zip(lts.enabled, lts.memory)]
 
-
-def _decide(explored: ProgramLTS, lts: LTS, found, fair: list[int], fairness: str, witnesses: bool, plans: dict):
-    members = witness(lts, fair, fairness, found)
-    lasso = None
-    if members is not None and witnesses:
-        lasso = build_lasso(explored, lts, fair, members, fairness, plans)
-    return members, lasso

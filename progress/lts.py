@@ -21,12 +21,15 @@ from .semantics import Machine
 @dataclass(frozen=True)
 class LTS:
     """`succ[s]` lists (thread, destination); `origin[s]` is the program
-    state behind s, `memory[s]` the model memory (None for the program LTS)."""
+    state behind s, `memory[s]` the model memory (None for the program LTS);
+    `parent[s]` is (source, thread) of the breadth-first edge that found s,
+    so following parents from s gives a shortest path from state 0."""
 
     succ: list[list[tuple[int, int]]]
     origin: list[int]
     memory: list[Hashable]
     enabled: list[int]
+    parent: list[tuple[int, int] | None]
 
     @property
     def size(self) -> int:
@@ -67,10 +70,11 @@ def explore(machine: Machine, budget: Budget | None = None) -> ProgramLTS:
     states = [machine.initial]
     succ: list[list[tuple[int, int]]] = []
     enabled: list[int] = []
+    parent: list[tuple[int, int] | None] = [None]
     base = len(machine.locations)
     code, lengths = machine.code, machine.lengths
     threads = range(len(lengths))
-    for state in states:  # grows while iterating: breadth-first
+    for source, state in enumerate(states):  # grows while iterating: breadth-first
         edges = []
         mask = 0
         for t in threads:
@@ -88,11 +92,12 @@ def explore(machine: Machine, budget: Budget | None = None) -> ProgramLTS:
             if dst is None:
                 dst = index[new_state] = len(states)
                 states.append(new_state)
+                parent.append((source, t))
                 budget.charge(len(states))
             edges.append((t, dst))
         succ.append(edges)
         enabled.append(mask)
-    lts = LTS(succ, list(range(len(states))), [None] * len(states), enabled)
+    lts = LTS(succ, list(range(len(states))), [None] * len(states), enabled, parent)
     return ProgramLTS(machine, states, lts)
 
 
@@ -105,8 +110,9 @@ def product(program: LTS, memory: Memory, n_threads: int, budget: Budget | None 
     start = (0, memory.initial(n_threads))
     index = {start: 0}
     pairs = [start]
+    parent: list[tuple[int, int] | None] = [None]
     succ: list[list[tuple[int, int]]] = []
-    for origin, remembered in pairs:
+    for source, (origin, remembered) in enumerate(pairs):
         edges = []
         for t, dst in program.succ[origin]:
             key = (dst, after(remembered, t))
@@ -114,8 +120,19 @@ def product(program: LTS, memory: Memory, n_threads: int, budget: Budget | None 
             if target is None:
                 target = index[key] = len(pairs)
                 pairs.append(key)
+                parent.append((source, t))
                 budget.charge(len(pairs))
             edges.append((t, target))
         succ.append(edges)
     origins = [p[0] for p in pairs]
-    return LTS(succ, origins, [p[1] for p in pairs], [program.enabled[o] for o in origins])
+    return LTS(succ, origins, [p[1] for p in pairs], [program.enabled[o] for o in origins], parent)
+
+
+def shortest_path(lts: LTS, target: int) -> list[tuple[int, int, int]]:
+    """The breadth-first path from state 0 to `target` as (source, thread, destination)."""
+    path = []
+    while lts.parent[target] is not None:
+        source, thread = lts.parent[target]
+        path.append((source, thread, target))
+        target = source
+    return path[::-1]

@@ -75,26 +75,34 @@ def _step_text(index: int, step, program: Program) -> str:
 
 def report_dict(report: TestReport, path: str) -> dict:
     """The JSON Lines object for one test."""
+    lassos: dict = {}
     return {
         "test": report.program.name,
         "file": path,
         "hash": report.hash,
-        "results": [_verdict_dict(v) for v in report.verdicts],
+        "results": [_verdict_dict(v, lassos) for v in report.verdicts],
     }
 
 
-def _verdict_dict(verdict: Verdict) -> dict:
+def _verdict_dict(verdict: Verdict, lassos: dict) -> dict:
     result = {
         "model": verdict.model,
         "fairness": verdict.fairness,
         "terminates": verdict.terminates,
         "states": verdict.states,
         "transitions": verdict.transitions,
-        "witness": None if verdict.witness is None else lasso_dict(verdict.witness),
+        "witness": None if verdict.witness is None else _cached_lasso_dict(verdict.witness, lassos),
     }
     if verdict.reason is not None:
         result["inconclusive"] = verdict.reason
     return result
+
+
+def _cached_lasso_dict(lasso: Lasso, lassos: dict) -> dict:
+    """Verdicts often share one Lasso object; render it once."""
+    if id(lasso) not in lassos:
+        lassos[id(lasso)] = lasso_dict(lasso)
+    return lassos[id(lasso)]
 
 
 def lasso_dict(lasso: Lasso) -> dict:

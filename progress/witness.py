@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .check import WEAK
-from .lts import LTS, ProgramLTS
+from .lts import LTS, ProgramLTS, shortest_path
 
 
 @dataclass(frozen=True)
@@ -55,8 +55,8 @@ def build_lasso(program: ProgramLTS, lts: LTS, fair: list[int], members: list[in
     key = (id(lts), fairness, tuple(members), tuple(map(fair.__getitem__, members)))
     plan = plans.get(key)
     if plan is None:
-        prefix = _path(lts, 0, inside, within=None)
-        entry = prefix[-1][2] if prefix else 0
+        entry = min(members)  # states are numbered breadth first: the closest one
+        prefix = shortest_path(lts, entry)
         plan = plans[key] = (prefix, _loop(lts, fair, inside, entry, fairness))
     prefix, loop = plan
     full_key = (key, tuple(fair[s] for s, _, _ in prefix))
