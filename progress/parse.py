@@ -21,10 +21,11 @@ _TOKEN_NAMES = {
     "AXB": "'AXB'", "NAME": "a name", "INT": "a number", "BOOL": "'true' or 'false'",
     "END": "'end'", "LPAR": "'('", "RPAR": "')'", "COMMA": "','", "EQUAL": "'='",
     "TEST": "'test'", "INIT": "'init'", "THREAD": "'thread'", "$END": "end of input",
+    "INSTR": "'AXB'",
 }
 
 
-_SCAN = re.compile(r"(?P<skip>[ \t\r\f]+|#[^\n]*)|(?P<nl>\n)|(?P<word>[A-Za-z_][A-Za-z0-9_]*)"
+_SCAN = re.compile(r"(?P<skip>[ \t\r\f]+|#[^\r\n]*)|(?P<nl>\n)|(?P<word>[A-Za-z_][A-Za-z0-9_]*)"
                    r"|(?P<int>[0-9]+)|(?P<punct>[(),=])")
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _INSTR = re.compile(rf"[aA][xX][bB][ \t]*\([ \t]*({_NAME})[ \t]*,[ \t]*([0-9]+)[ \t]*,[ \t]*(end|[0-9]+)[ \t]*,"
@@ -137,7 +138,7 @@ def _parser() -> Lark:
 
 def parse_program(text: str, path: str = "<string>", name: str | None = None) -> Program:
     """Parse `.axb` text; `name` (default: the `test` line, else the file stem)."""
-    lines = text.splitlines()
+    lines = _lines(text)
     try:
         items = _parser().parse(text)  # the transformer runs inside the LALR parser
     except _Located as located:
@@ -168,7 +169,7 @@ def _build(items: list, lines: list[str], path: str, name: str | None) -> Progra
         else:
             threads.append(item)
     if not threads:
-        last = max(len(lines), 1)
+        last, _ = _end_position(lines)
         raise _error("the test has no threads (expected 'thread 0')", last, 1, lines, path)
     built = [_build_thread(index, thread, lines, path) for index, thread in enumerate(threads)]
     stem = Path(path).stem if path and not path.startswith("<") else "test"
@@ -206,7 +207,7 @@ def _syntax_error(err: UnexpectedInput, lines: list[str], path: str) -> InputErr
     line = getattr(err, "line", -1)
     column = getattr(err, "column", -1)
     if isinstance(err, UnexpectedEOF) or line is None or line < 1:
-        line, column = max(len(lines), 1), (len(lines[-1]) + 1 if lines else 1)
+        line, column = _end_position(lines)
         return _error("unexpected end of input", line, column, lines, path)
     if isinstance(err, UnexpectedCharacters):
         bad = lines[line - 1][column - 1] if line - 1 < len(lines) and column - 1 < len(lines[line - 1]) else "?"
@@ -214,9 +215,22 @@ def _syntax_error(err: UnexpectedInput, lines: list[str], path: str) -> InputErr
     if isinstance(err, UnexpectedToken):
         found = err.token
         what = "end of input" if found.type == "$END" else repr(str(found))
-        expected = sorted(_TOKEN_NAMES.get(t, t) for t in err.expected)
+        expected = sorted({_TOKEN_NAMES.get(t, t) for t in err.expected})
         return _error(f"unexpected {what}; expected {_one_of(expected)}", line, column, lines, path)
     return _error(str(err).splitlines()[0], line, column, lines, path)
+
+
+def _lines(text: str) -> list[str]:
+    """Source lines as the scanner counts them: only "\\n" ends a line."""
+    return [line.rstrip("\r") for line in text.split("\n")]
+
+
+def _end_position(lines: list[str]) -> tuple[int, int]:
+    """Just after the last non-blank line (where "unexpected end of input" points)."""
+    for number in range(len(lines), 0, -1):
+        if lines[number - 1].strip():
+            return number, len(lines[number - 1].rstrip()) + 1
+    return 1, 1
 
 
 def _one_of(options: list[str]) -> str:

@@ -73,10 +73,12 @@ def read_text(path: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        line_start = data.rfind(b"\n", 0, error.start) + 1
+        line_end = data.find(b"\n", error.start)
+        shown = data[line_start: None if line_end < 0 else line_end].decode("utf-8", "replace").rstrip("\r")
+        column = len(data[line_start: error.start].decode("utf-8", "replace")) + 1
         raise InputError(f"not UTF-8 text (byte 0x{data[error.start]:02x})",
-                         SourcePosition(str(path), line, column)) from None
+                         SourcePosition(str(path), data[: error.start].count(b"\n") + 1, column, shown)) from None
 
 
 def load(path: Path) -> Program:
