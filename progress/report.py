@@ -108,10 +108,10 @@ def _cached_lasso_dict(lasso: Lasso, lassos: dict) -> dict:
 def lasso_dict(lasso: Lasso) -> dict:
     return {
         "kind": lasso.kind,
-        "summary": lasso.summary,
         "loop_start": lasso.loop_start,
         "running": list(lasso.running),
         "starving": list(lasso.starving),
+        "escapes": [{"step": step, "thread": thread} for step, thread in lasso.escapes],
         "steps": [
             {"memory": dict(s.memory), "pcs": list(s.pcs), "fair": list(s.fair),
              "thread": s.thread, "instruction": s.instruction}

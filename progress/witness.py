@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from .check import WEAK
 from .lts import LTS, ProgramLTS, shortest_path
@@ -40,7 +40,13 @@ class Lasso:
     running: tuple[int, ...]
     starving: tuple[int, ...]
     escapes: tuple[tuple[int, int], ...]
-    summary: str
+    fairness: str
+
+    @cached_property
+    def summary(self) -> str:
+        """The one-line diagnosis: who starves, or who livelocks and which
+        fair escape steps the fairness assumption does not force."""
+        return _summary(self)
 
 
 Edge = tuple[int, int, int]  # (source, thread, destination)
@@ -67,60 +73,60 @@ def build_lasso(program: ProgramLTS, lts: LTS, fair: list[int], members: list[in
     return lasso
 
 
-def _loop(lts: LTS, fair: list[int], inside: set[int], entry: int, fairness: str) -> list[Edge]:
-    internal = [(s, t, d) for s in sorted(inside) for t, d in lts.succ[s] if d in inside]
-    goals: list[tuple[str, int]] = [("thread", t) for t in sorted({t for _, t, _ in internal})]
+def _loop(lts: LTS, fair, inside: set[int], entry: int, fairness: str) -> list[Edge]:
+    """A closed walk from `entry` inside the witness set that is a witness
+    itself: every thread stepping inside steps on it; under weak fairness it
+    visits, for each other enabled thread fair somewhere in the set, a state
+    where that thread is not fair; under strong fairness it takes every fair
+    step from every state it visits."""
+    succ = lts.succ
+    steppers = 0
+    for s in inside:
+        for t, d in succ[s]:
+            if d in inside:
+                steppers |= 1 << t
+    enabled = lts.enabled[entry]
+    unfair_goals = []
     if fairness == WEAK:
-        enabled = lts.enabled[entry]
-        goals += [("unfair", t) for t in range(enabled.bit_length())
-                  if enabled >> t & 1 and not any(e[1] == t for e in internal)
-                  and any(not fair[s] >> t & 1 for s in inside)]
+        unfair_goals = [t for t in range(enabled.bit_length())
+                        if enabled >> t & 1 and not steppers >> t & 1 and any(not fair[s] >> t & 1 for s in inside)]
     walk: list[Edge] = []
-    current, visited = entry, {entry}
+    current, visited, stepped = entry, {entry}, 0
     while True:
-        goals = [g for g in goals if not _met(g, walk, visited, fair)]
-        if not goals and fairness != WEAK:
-            goals = _untaken_fair_steps(lts, fair, inside, visited, walk)
-        if not goals:
-            if walk and current == entry:
-                return walk
-            walk += _path(lts, current, {entry}, within=inside, nonempty=not walk)
+        remaining = steppers & ~stepped
+        unfair_goals = [t for t in unfair_goals if all(fair[s] >> t & 1 for s in visited)]
+        if remaining:
+            thread = (remaining & -remaining).bit_length() - 1
+            sources = {s for s in inside for t, d in succ[s] if t == thread and d in inside}
+            path = _path(lts, current, sources, inside)
+            end = path[-1][2] if path else current
+            path.append(next((end, t, d) for t, d in succ[end] if t == thread))
+        elif unfair_goals:
+            goal = unfair_goals[0]
+            path = _path(lts, current, {s for s in inside if not fair[s] >> goal & 1}, inside)
+        elif fairness != WEAK and (untaken := _untaken_fair_step(succ, fair, inside, visited, walk)):
+            path = _path(lts, current, {untaken[0]}, inside) + [untaken]
+        elif walk and current == entry:
+            return walk
         else:
-            walk += _reach(lts, fair, inside, current, goals[0])
+            path = _path(lts, current, {entry}, inside, nonempty=not walk)
+        for edge in path:
+            stepped |= 1 << edge[1]
+            visited.add(edge[2])
+        walk += path
         current = walk[-1][2]
-        visited.update(e[2] for e in walk)
 
 
-def _met(goal, walk: list[Edge], visited: set[int], fair: list[int]) -> bool:
-    kind, value = goal
-    if kind == "thread":
-        return any(e[1] == value for e in walk)
-    if kind == "unfair":
-        return any(not fair[s] >> value & 1 for s in visited)
-    return any(e[:2] == value[:2] for e in walk)
-
-
-def _reach(lts: LTS, fair: list[int], inside: set[int], current: int, goal) -> list[Edge]:
-    """A path from `current` that meets `goal`, ending with the goal's edge if it names one."""
-    kind, value = goal
-    if kind == "unfair":
-        return _path(lts, current, {s for s in inside if not fair[s] >> value & 1}, within=inside, nonempty=True)
-    if kind == "thread":
-        sources = {s for s in inside for t, d in lts.succ[s] if t == value and d in inside}
-        path = _path(lts, current, sources, within=inside)
-        end = path[-1][2] if path else current
-        return path + [next((end, t, d) for t, d in lts.succ[end] if t == value)]
-    path = _path(lts, current, {value[0]}, within=inside)
-    return path + [value]
-
-
-def _untaken_fair_steps(lts, fair, inside, visited, walk) -> list:
+def _untaken_fair_step(succ, fair, inside, visited, walk) -> Edge | None:
     taken = {(s, t) for s, t, _ in walk}
-    return [("edge", (s, t, d)) for s in sorted(visited) for t, d in lts.succ[s]
-            if fair[s] >> t & 1 and (s, t) not in taken and d in inside]
+    for s in sorted(visited):
+        for t, d in succ[s]:
+            if fair[s] >> t & 1 and (s, t) not in taken and d in inside:
+                return (s, t, d)
+    return None
 
 
-def _path(lts: LTS, start: int, goals: set[int], within: set[int] | None, nonempty: bool = False) -> list[Edge]:
+def _path(lts: LTS, start: int, goals: set[int], within: set[int], nonempty: bool = False) -> list[Edge]:
     """Shortest path from `start` to a goal state (at least one edge if `nonempty`)."""
     if start in goals and not nonempty:
         return []
@@ -130,9 +136,7 @@ def _path(lts: LTS, start: int, goals: set[int], within: set[int] | None, nonemp
     while queue:
         node = queue.popleft()
         for t, dst in lts.succ[node]:
-            if within is not None and dst not in within:
-                continue
-            if dst in seen:
+            if dst not in within or dst in seen:
                 continue
             seen.add(dst)
             parent[dst] = (node, t, dst)
@@ -173,8 +177,7 @@ def _diagnose(lts, fair, inside, steps, loop, loop_start, fairness) -> Lasso:
         if fair[s] >> t & 1 and dst not in inside
     )
     kind = "starvation" if starving else "livelock"
-    summary = _summary(kind, running, starving, loop_steps, escapes, fairness)
-    return Lasso(steps, loop_start, kind, running, starving, tuple(sorted(set(escapes))), summary)
+    return Lasso(steps, loop_start, kind, running, starving, tuple(sorted(set(escapes))), fairness)
 
 
 def _names(threads) -> str:
@@ -183,7 +186,10 @@ def _names(threads) -> str:
     return f"{word} " + ", ".join(str(t) for t in threads)
 
 
-def _summary(kind, running, starving, loop_steps, escapes, fairness) -> str:
+def _summary(lasso: Lasso) -> str:
+    kind, running, starving, escapes, fairness = (lasso.kind, lasso.running, lasso.starving,
+                                                  lasso.escapes, lasso.fairness)
+    loop_steps = lasso.steps[lasso.loop_start:]
     if kind == "starvation":
         parts = []
         for t in starving:
@@ -198,6 +204,6 @@ def _summary(kind, running, starving, loop_steps, escapes, fairness) -> str:
         return f"starvation: {_names(starving)} {verb} while {_names(running)} {loops}; " + "; ".join(parts)
     text = f"livelock: {_names(running)} all keep running and never terminate"
     if escapes:
-        shown = ", ".join(f"T{t} at step {i}" for i, t in sorted(set(escapes)))
+        shown = ", ".join(f"T{t} at step {i}" for i, t in escapes)
         text += f"; {fairness} fairness does not force the fair escape steps {shown}"
     return text
