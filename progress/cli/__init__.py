@@ -17,7 +17,10 @@ from ..errors import ProgressError
 COMMANDS = {
     "check": "progress.cli.check:check",
     "models": "progress.cli.models:models",
+    "run": "progress.cli.run:run",
+    "conform": "progress.cli.conform:conform",
     "classify": "progress.cli.classify:classify_command",
+    "show": "progress.cli.show:show",
 }
 
 

@@ -1,0 +1,76 @@
+"""`progress show`: draw one test's LTS under one model (Graphviz for SVG/PNG)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+
+from ..draw import picture, to_dot, to_text
+from ..errors import EXIT_OK, UsageError
+from ..registry import find_model
+from .inputs import load
+
+FORMATS = ("text", "dot", "svg", "png")
+
+
+@click.command("show")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--model", "-m", "model_name", required=True, metavar="MODEL", help="The progress model.")
+@click.option("--weak", "fairness", flag_value="weak", default=True, help="Weak fairness (default).")
+@click.option("--strong", "fairness", flag_value="strong", help="Strong fairness.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+              help="Default: from -o's suffix, else text.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to FILE instead of standard output.")
+@click.option("--max-states", type=click.IntRange(min=1), default=None,
+              help="Give up past this many states (exit 3).")
+def show(path, model_name, fairness, fmt, output, max_states):
+    """Draw TEST.axb's LTS under MODEL: states (memory | pcs, model memory),
+    steps `T<thread>:<instruction> {F}`, end states doubly outlined, the
+    witness set shaded, its loop in red and the way there in blue.
+
+    Exit status: 0 drawn, 2 bad input or Graphviz missing, 3 state bound hit.
+    """
+    fmt = fmt or _format_from(output)
+    model = find_model(model_name)
+    pic = picture(load(path), model, fairness, max_states)
+    if fmt == "text":
+        _emit(to_text(pic).encode(), output)
+    elif fmt == "dot":
+        _emit(to_dot(pic).encode(), output)
+    else:
+        _emit(render(to_dot(pic), fmt), output)
+    raise SystemExit(EXIT_OK)
+
+
+def _format_from(output: Path | None) -> str:
+    suffix = output.suffix.lower().lstrip(".") if output is not None else ""
+    return suffix if suffix in FORMATS[1:] else "text"
+
+
+def render(dot: str, fmt: str) -> bytes:
+    """`dot -T<fmt>` on the DOT text."""
+    program = shutil.which("dot")
+    if program is None:
+        raise UsageError("Graphviz's `dot` is not installed (Debian: apt-get install graphviz); "
+                         "use --format dot or text")
+    done = subprocess.run([program, f"-T{fmt}"], input=dot.encode(), capture_output=True, check=False)
+    if done.returncode != 0:
+        raise UsageError(f"dot -T{fmt} failed: {done.stderr.decode(errors='replace').strip()}")
+    return done.stdout
+
+
+def _emit(data: bytes, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_bytes(data)
+    except OSError as error:
+        raise UsageError(f"cannot write {output}: {error.strerror or error}") from None

@@ -1,0 +1,171 @@
+"""Draw a test's LTS under one model, like the paper's Figs. 5-6: states
+(memory, pcs, the model's memory), steps labelled `T0:i {F}`, end states
+marked, and the witness of non-termination highlighted (its strongly
+connected set shaded, the lasso's loop in red, the way there in blue).
+
+Pure: builds DOT or plain text; rendering with Graphviz is the CLI's job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .analyze import NO_FAIRNESS, fair_sets
+from .check import WEAK, witness
+from .lts import LTS, Budget, ProgramLTS, explore, product
+from .models.base import ProgressModel
+from .program import Program
+from .semantics import compile_program
+from .witness import Lasso, build_lasso
+
+Edge = tuple[int, int, int]  # (source, thread, destination)
+
+
+@dataclass(frozen=True)
+class Picture:
+    """What to draw: the product LTS, F per state, the witness (if any) and
+    the lasso's edges, split into the way to the loop and the loop."""
+
+    program: Program
+    model: ProgressModel
+    fairness: str
+    explored: ProgramLTS
+    lts: LTS
+    fair: list[int]
+    members: frozenset[int]
+    lasso: Lasso | None
+    prefix: tuple[Edge, ...]
+    loop: tuple[Edge, ...]
+
+    @property
+    def terminates(self) -> bool:
+        return self.lasso is None
+
+
+def picture(program: Program, model: ProgressModel, fairness: str, max_states: int | None = None) -> Picture:
+    """Explore `program` under `model` and `fairness` ("weak", "strong"; "none"
+    or anything for a model without fairness) and find the witness."""
+    budget = Budget(max_states)
+    explored = explore(compile_program(program), budget)
+    n = len(program.threads)
+    lts = product(explored.lts, model.memory, n, budget)
+    fair = fair_sets(lts, model, n)
+    mode = fairness if model.has_fairness else WEAK
+    members = witness(lts, fair, mode)
+    if members is None:
+        return Picture(program, model, fairness if model.has_fairness else NO_FAIRNESS,
+                       explored, lts, fair, frozenset(), None, (), ())
+    lasso = build_lasso(explored, lts, fair, members, mode)
+    edges = follow(lts, [step.thread for step in lasso.steps])
+    return Picture(program, model, fairness if model.has_fairness else NO_FAIRNESS, explored, lts, fair,
+                   frozenset(members), lasso, tuple(edges[:lasso.loop_start]), tuple(edges[lasso.loop_start:]))
+
+
+def follow(lts: LTS, threads: list[int]) -> list[Edge]:
+    """The edges taken from the initial state when `threads` step in turn."""
+    edges, state = [], 0
+    for thread in threads:
+        dst = next(d for t, d in lts.succ[state] if t == thread)
+        edges.append((state, thread, dst))
+        state = dst
+    return edges
+
+
+def state_name(index: int) -> str:
+    """A, B, ..., Z, AA, AB, ... as in the paper's figures."""
+    name = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        name = chr(ord("A") + rest) + name
+    return name
+
+
+def _threads(mask: int) -> str:
+    return "{" + ",".join(str(t) for t in range(mask.bit_length()) if mask >> t & 1) + "}"
+
+
+def state_text(pic: Picture, state: int) -> str:
+    """`m=0 | pc 0,1` then the model's memory, e.g. `started {0}`."""
+    raw = pic.explored.states[pic.lts.origin[state]]
+    machine = pic.explored.machine
+    memory = " ".join(f"{loc}={value}" for loc, value in machine.memory_of(raw).items())
+    text = f"{memory} | pc " + ",".join(str(pc) for pc in machine.pcs_of(raw))
+    remembered = pic.lts.memory[state]
+    if pic.model.memory.name == "started":
+        text += f"\nstarted {_threads(remembered)}"
+    elif remembered is not None:
+        text += f"\n{pic.model.memory.name} {remembered!r}"
+    return text
+
+
+def step_label(pic: Picture, state: int, thread: int) -> str:
+    """`T0:1 {0,1}`: thread, instruction index, F before the step."""
+    raw = pic.explored.states[pic.lts.origin[state]]
+    pc = pic.explored.machine.pcs_of(raw)[thread]
+    return f"T{thread}:{pc} {_threads(pic.fair[state])}"
+
+
+def verdict_text(pic: Picture) -> str:
+    where = pic.model.name if pic.fairness == NO_FAIRNESS else f"{pic.model.name} {pic.fairness}"
+    if pic.lasso is None:
+        return f"{pic.program.name} under {where}: guaranteed to terminate"
+    return f"{pic.program.name} under {where}: may not terminate ({pic.lasso.summary})"
+
+
+def _title(pic: Picture) -> str:
+    """The verdict, then the diagnosis one clause per line."""
+    head = verdict_text(pic)
+    if pic.lasso is None:
+        return head
+    head = head[: -len(pic.lasso.summary) - 3]
+    return "\n".join([head] + pic.lasso.summary.split("; "))
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def to_dot(pic: Picture) -> str:
+    """A Graphviz digraph; the same picture gives the same bytes."""
+    loop, prefix = set(pic.loop), set(pic.prefix)
+    lines = ["digraph lts {", f"  label={_quote(_title(pic))};", "  labelloc=t; fontsize=11;",
+             '  node [shape=box, style="rounded,filled", fillcolor=white, fontname="Helvetica", fontsize=10];',
+             '  edge [fontname="Helvetica", fontsize=9];',
+             '  start [shape=point, width=0.08, label=""];', f"  start -> {state_name(0)};"]
+    for state in range(pic.lts.size):
+        attributes = [f"label={_quote(state_name(state) + chr(10) + state_text(pic, state))}"]
+        if pic.lts.enabled[state] == 0:
+            attributes.append("peripheries=2")
+        if state in pic.members:
+            attributes.append('fillcolor="#fde2c8"')
+        if any(state == e[0] for e in pic.loop):
+            attributes.append('color="#c0392b", penwidth=2')
+        lines.append(f"  {state_name(state)} [{', '.join(attributes)}];")
+    for state, edges in enumerate(pic.lts.succ):
+        for thread, dst in edges:
+            attributes = [f"label={_quote(step_label(pic, state, thread))}"]
+            if (state, thread, dst) in loop:
+                attributes += ['color="#c0392b"', 'fontcolor="#c0392b"', "penwidth=2.5"]
+            elif (state, thread, dst) in prefix:
+                attributes += ['color="#2e6fb7"', 'fontcolor="#2e6fb7"', "penwidth=1.8"]
+            lines.append(f"  {state_name(state)} -> {state_name(dst)} [{', '.join(attributes)}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def to_text(pic: Picture) -> str:
+    """States and steps one per line; `*` marks the witness set and the loop."""
+    lines = [verdict_text(pic), f"{pic.lts.size} states, {pic.lts.transitions} transitions"]
+    loop = set(pic.loop)
+    for state, edges in enumerate(pic.lts.succ):
+        mark = "*" if state in pic.members else " "
+        end = "  (end)" if pic.lts.enabled[state] == 0 else ""
+        lines.append(f"{mark} {state_name(state)}  [{state_text(pic, state).replace(chr(10), '] [')}]{end}")
+        for thread, dst in edges:
+            arrow = "=>" if (state, thread, dst) in loop else "->"
+            lines.append(f"      {arrow} {state_name(dst):<4} {step_label(pic, state, thread)}")
+    if pic.lasso is not None:
+        lines.append("loop (=>): " + " ".join(f"{state_name(s)} -T{t}->" for s, t, _ in pic.loop)
+                     + f" {state_name(pic.loop[0][0])}")
+    return "\n".join(lines) + "\n"
