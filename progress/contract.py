@@ -1,0 +1,108 @@
+"""The contract every progress model must meet, as a check third parties can run.
+
+    from progress.contract import check_model_contract
+    check_model_contract(MY_MODEL)          # raises AssertionError if broken
+
+It tries every enabled mask for 1..`max_threads` threads with every model
+memory reachable from `memory.initial(n)` (up to `max_memories` of them) and
+checks, with a message naming the model and the inputs:
+
+- F = fair(enabled, memory, n) is an int with F a subset of enabled (so F is
+  empty when no thread is enabled), and F is always empty when
+  `has_fairness` is False;
+- fair() is deterministic and pure: the same inputs give the same F, and the
+  memory passed in is not mutated;
+- memory.initial(n) and memory.after(memory, t) are deterministic, hashable,
+  and after() does not mutate its input;
+- the names in `below` are registered models (or in `known`), and the
+  model is not below itself.
+
+Pure: no printing, no files; imports the registry only when `known` is None.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Hashable, Iterable
+
+from .models.base import ProgressModel
+
+
+def check_model_contract(model: ProgressModel, known: Iterable[str] | None = None,
+                         max_threads: int = 4, max_memories: int = 256) -> None:
+    """Raise AssertionError naming the first broken rule; return None if all hold."""
+    _require(isinstance(model, ProgressModel), f"{model!r} is not a ProgressModel")
+    _require(isinstance(model.name, str) and model.name.strip() != "", f"model name {model.name!r} is empty")
+    _require(isinstance(model.definition, str) and model.definition != "",
+             f"model {model.name!r} has no one-line definition")
+    _check_below(model, known)
+    for n in range(1, max_threads + 1):
+        for memory in _memories(model, n, max_memories):
+            for enabled in range(1 << n):
+                _check_fair(model, enabled, memory, n)
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise AssertionError(message)
+
+
+def _check_below(model: ProgressModel, known: Iterable[str] | None) -> None:
+    if known is None:
+        from .registry import all_models
+
+        known = [m.name for m in all_models()]
+    names = set(known)
+    for name in model.below:
+        _require(name in names, f"model {model.name!r}: 'below' names {name!r}, which is not a registered model "
+                                f"(known: {', '.join(sorted(names))})")
+    _require(model.name not in model.below, f"model {model.name!r} is listed below itself")
+
+
+def _memories(model: ProgressModel, n: int, limit: int) -> list[Hashable]:
+    """Every memory reachable from initial(n) by steps of threads 0..n-1 (at most `limit`)."""
+    memory = model.memory
+    start = memory.initial(n)
+    _require(_same(start, memory.initial(n)), f"model {model.name!r}: memory.initial({n}) is not deterministic")
+    _hashable(model, start, f"memory.initial({n})")
+    seen = {start: None}
+    todo = [start]
+    while todo and len(seen) < limit:
+        current = todo.pop()
+        for t in range(n):
+            before = copy.deepcopy(current)
+            nxt = memory.after(current, t)
+            _require(_same(current, before), f"model {model.name!r}: memory.after({before!r}, {t}) mutated its input")
+            _require(_same(nxt, memory.after(current, t)),
+                     f"model {model.name!r}: memory.after({current!r}, {t}) is not deterministic")
+            _hashable(model, nxt, f"memory.after({current!r}, {t})")
+            if nxt not in seen:
+                seen[nxt] = None
+                todo.append(nxt)
+    return list(seen)
+
+
+def _hashable(model: ProgressModel, value, where: str) -> None:
+    try:
+        hash(value)
+    except TypeError:
+        raise AssertionError(f"model {model.name!r}: {where} returned unhashable {value!r}") from None
+
+
+def _check_fair(model: ProgressModel, enabled: int, memory, n: int) -> None:
+    call = f"fair(enabled={enabled:#0{n + 2}b}, memory={memory!r}, n={n})"
+    before = copy.deepcopy(memory)
+    fair = model.fair(enabled, memory, n)
+    _require(isinstance(fair, int) and not isinstance(fair, bool),
+             f"model {model.name!r}: {call} returned {fair!r}, not an int bitmask")
+    _require(_same(memory, before), f"model {model.name!r}: {call} mutated its memory argument")
+    _require(fair & ~enabled == 0, f"model {model.name!r}: {call} = {fair:#b} holds threads that are not enabled")
+    _require(fair >= 0, f"model {model.name!r}: {call} = {fair} is negative")
+    again = model.fair(enabled, copy.deepcopy(memory), n)
+    _require(again == fair, f"model {model.name!r}: {call} is not deterministic ({fair:#b}, then {again:#b})")
+    if not model.has_fairness:
+        _require(fair == 0, f"model {model.name!r} has has_fairness=False but {call} = {fair:#b} is not empty")
+
+
+def _same(a, b) -> bool:
+    return type(a) is type(b) and a == b
