@@ -17,6 +17,7 @@ from ..errors import ProgressError
 COMMANDS = {
     "check": "progress.cli.check:check",
     "models": "progress.cli.models:models",
+    "synth": "progress.cli.synth:synth",
     "run": "progress.cli.run:run",
     "conform": "progress.cli.conform:conform",
     "classify": "progress.cli.classify:classify_command",

@@ -1,0 +1,196 @@
+"""The `z3` engine: SPEC section 6 as one SMT problem per thread-length
+partition, every solution enumerated, each canonical class blocked whole.
+The only module that imports z3.
+
+Encoded in Z3 (nothing is checked outside it):
+- the program: per instruction `loc`, `cmp`, `target`, `val` (bounded ints)
+  and `xchg` (bool); constraint 4 and the location-sharing part of 6 on them;
+  canonical form: every location is at most one more than the largest
+  used before it (first-use order), so each class has one solution;
+- the state space: every state (memory, pcs) is a constant; a step's
+  successor is a term over the instruction fields; `reach[s]` is closed under
+  steps and justified by a strictly increasing rank from the initial state
+  (a least fixed point); `done[s]` (an end state is reachable) is justified by
+  a strictly decreasing rank towards an end state;
+- constraint 1: some end state is reachable; 2: every reachable state has
+  `done`; 3: a non-empty set of reachable states in which every state has a
+  successor inside the set (so it contains a cycle); 5 and the memory-change
+  part of 6: for each instruction, some reachable state at it with the
+  required memory value.
+After each solution, a clause excluding the solution and all its location
+renamings is added and the solver is asked again until unsat.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import z3
+
+from .space import Bounds, Candidate, Space, partitions
+
+
+class Encoding:
+    """The constraints for programs with thread lengths `lengths`."""
+
+    def __init__(self, lengths: tuple[int, ...], bounds: Bounds):
+        self.lengths, self.bounds = lengths, bounds
+        self.slots = [(t, i) for t, n in enumerate(lengths) for i in range(n)]
+        self.fields = {slot: self._fields(slot) for slot in self.slots}
+        self.states = self._states()
+        self.solver = z3.SolverFor("QF_FD")
+        self.solver.add(*self._program_constraints(), *self._state_constraints())
+
+    def _fields(self, slot):
+        t, i = slot
+        name = f"t{t}i{i}"
+        ints = {f: z3.Int(f"{name}_{f}") for f in ("loc", "cmp", "target", "val")}
+        return dict(ints, xchg=z3.Bool(f"{name}_xchg"))
+
+    def _states(self):
+        memories = list(itertools.product(range(self.bounds.values), repeat=self.bounds.locations))
+        pcs = itertools.product(*(range(n + 1) for n in self.lengths))
+        return [(m, p) for p in pcs for m in memories]
+
+    def _program_constraints(self):
+        b, out = self.bounds, []
+        for (t, i), f in self.fields.items():
+            n = self.lengths[t]
+            out += [f["loc"] >= 0, f["loc"] < b.locations, f["cmp"] >= 0, f["cmp"] < b.values,
+                    f["val"] >= 0, f["val"] < b.values, f["target"] >= 0, f["target"] <= n]
+            store = f["target"] == i + 1
+            out.append(z3.Implies(store, z3.And(f["cmp"] == 0, f["xchg"])))  # constraint 4
+            out.append(z3.Implies(z3.Not(f["xchg"]), f["val"] == 0))
+            others = [(s, g) for s, g in self.fields.items() if s[0] != t]
+            out.append(z3.Implies(f["xchg"], z3.Or([z3.And(g["loc"] == f["loc"], g["target"] != s[1] + 1)
+                                                    for s, g in others] or [False])))
+            out.append(z3.Implies(z3.Not(store), z3.Or([g["loc"] == f["loc"] for _, g in others] or [False])))
+        locs = [self.fields[s]["loc"] for s in self.slots]
+        out.append(locs[0] == 0)  # canonical: first-use order
+        out += [z3.Or([loc <= prev + 1 for prev in locs[:k]]) for k, loc in enumerate(locs) if k]
+        return out
+
+    def _read(self, memory, loc):
+        """mem[loc] as a term, for a concrete memory."""
+        term = z3.IntVal(memory[-1])
+        for x in range(len(memory) - 2, -1, -1):
+            term = z3.If(loc == x, memory[x], term)
+        return term
+
+    def _successors(self, state):
+        """(thread, [(condition, destination index)]) for each enabled thread."""
+        memory, pcs = state
+        result = []
+        for t, pc in enumerate(pcs):
+            if pc == self.lengths[t]:
+                continue
+            f = self.fields[(t, pc)]
+            old = self._read(memory, f["loc"])
+            edges = []
+            for dst, (m2, p2) in enumerate(self.states):
+                if any(p2[u] != pcs[u] for u in range(len(pcs)) if u != t):
+                    continue
+                if sum(a != b for a, b in zip(memory, m2)) > 1:
+                    continue
+                edges.append((z3.And(self._pc_after(f, old, pc, p2[t]), self._mem_after(f, memory, m2)), dst))
+            result.append((t, edges))
+        return result
+
+    def _pc_after(self, f, old, pc, new_pc):
+        return z3.If(old == f["cmp"], f["target"] == new_pc, z3.BoolVal(new_pc == pc + 1))
+
+    def _mem_after(self, f, memory, m2):
+        parts = []
+        for x, (before, after) in enumerate(zip(memory, m2)):
+            written = z3.And(f["xchg"], f["loc"] == x)
+            parts.append(z3.If(written, f["val"] == after, z3.BoolVal(before == after)))
+        return z3.And(parts)
+
+    def _state_constraints(self):
+        count = len(self.states)
+        reach = [z3.Bool(f"reach{s}") for s in range(count)]
+        done = [z3.Bool(f"done{s}") for s in range(count)]
+        cyc = [z3.Bool(f"cycle{s}") for s in range(count)]
+        rank = [z3.Int(f"rank{s}") for s in range(count)]
+        drank = [z3.Int(f"drank{s}") for s in range(count)]
+        init = self.states.index(((0,) * self.bounds.locations, (0,) * len(self.lengths)))
+        out = [reach[init], rank[init] == 0]
+        out += [z3.And(r >= 0, r < count) for r in rank + drank]
+        preds = {s: [] for s in range(count)}
+        ends = []
+        for s, state in enumerate(self.states):
+            succ = self._successors(state)
+            if not succ:
+                ends.append(s)
+                out.append(z3.Implies(done[s], drank[s] == 0))
+                out.append(z3.Not(cyc[s]))
+                continue
+            edges = [(cond, dst) for _, es in succ for cond, dst in es]
+            for cond, dst in edges:
+                out.append(z3.Implies(z3.And(reach[s], cond), reach[dst]))  # closed under steps
+                preds[dst].append((cond, s))
+            out.append(z3.Implies(done[s], z3.Or([z3.And(c, done[d], drank[d] < drank[s]) for c, d in edges])))
+            out.append(z3.Implies(cyc[s], z3.And(reach[s], z3.Or([z3.And(c, cyc[d]) for c, d in edges]))))
+            out.append(z3.Implies(reach[s], done[s]))  # constraint 2
+        for s in range(count):
+            if s != init:  # reachability is justified by an increasing rank
+                out.append(z3.Implies(reach[s], z3.Or([z3.And(reach[p], c, rank[p] < rank[s])
+                                                        for c, p in preds[s]] or [False])))
+        out.append(z3.Or([reach[e] for e in ends]))  # constraint 1
+        out.append(z3.Or(cyc))  # constraint 3
+        out += self._observations(reach)
+        return out
+
+    def _observations(self, reach):
+        """Constraint 5 and the memory-change part of 6."""
+        out = []
+        for (t, i), f in self.fields.items():
+            at = [(s, self._read(m, f["loc"])) for s, (m, p) in enumerate(self.states) if p[t] == i]
+            out.append(z3.Implies(f["target"] != i + 1, z3.And(
+                z3.Or([z3.And(reach[s], old == f["cmp"]) for s, old in at]),
+                z3.Or([z3.And(reach[s], old != f["cmp"]) for s, old in at]))))
+            out.append(z3.Implies(f["xchg"], z3.Or([z3.And(reach[s], old != f["val"]) for s, old in at])))
+        return out
+
+    def candidate(self, model) -> Candidate:
+        codes = []
+        for t, n in enumerate(self.lengths):
+            code = []
+            for i in range(n):
+                f = self.fields[(t, i)]
+                value = {k: model.eval(v, model_completion=True) for k, v in f.items()}
+                code.append((value["loc"].as_long(), value["cmp"].as_long(), value["target"].as_long(),
+                             z3.is_true(value["xchg"]), value["val"].as_long()))
+            codes.append(tuple(code))
+        return tuple(codes)
+
+    def block(self, candidate: Candidate) -> None:
+        """Exclude the candidate's whole class: every renaming of its locations."""
+        for perm in itertools.permutations(range(self.bounds.locations)):
+            same = []
+            for (t, i), f in self.fields.items():
+                loc, cmp, target, xchg, val = candidate[t][i]
+                same += [f["loc"] == perm[loc], f["cmp"] == cmp, f["target"] == target,
+                         f["xchg"] == xchg, f["val"] == val]
+            self.solver.add(z3.Not(z3.And(same)))
+
+
+def solve_partition(lengths: tuple[int, ...], bounds: Bounds, deadline: float | None = None):
+    """Every canonical test with these thread lengths (a generator), or stops
+    early at `deadline` (time.monotonic()) by raising TimeoutError."""
+    encoding = Encoding(lengths, bounds)
+    while True:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            encoding.solver.set("timeout", max(1, int(left * 1000)))
+        answer = encoding.solver.check()
+        if answer == z3.unsat:
+            return
+        if answer != z3.sat:
+            raise TimeoutError
+        candidate = encoding.candidate(encoding.solver.model())
+        encoding.block(candidate)
+        yield candidate
