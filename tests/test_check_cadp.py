@@ -104,6 +104,6 @@ def test_cli_json_lines_schema(oopsla_dir, cadp):
             else:
                 assert result["terminates"] == cadp[name][key], (name, key)
         if results[0]["witness"] is not None:
-            assert {"kind", "summary", "loop_start", "steps"} <= set(results[0]["witness"])
+            assert {"kind", "loop_start", "running", "starving", "steps"} <= set(results[0]["witness"])
     assert seen == set(cadp)
     assert "checked 483 test(s)" in run.stderr
