@@ -22,6 +22,8 @@ COMMANDS = {
     "conform": "progress.cli.conform:conform",
     "classify": "progress.cli.classify:classify_command",
     "show": "progress.cli.show:show",
+    "import": "progress.cli.port:import_command",
+    "export": "progress.cli.port:export_command",
 }
 
 
