@@ -106,20 +106,25 @@ class _ToProgram(Transformer):
         return token
 
     def instr(self, axb: Token, loc: Token, cmp: Token, target: Token, xchg: Token, val: Token):
-        return (axb, Instr(str(loc), _number(cmp), -1, xchg == "true", _number(val),
-                           Span(axb.line, axb.column)), target)
+        """(span, loc, cmp, target, xchg, val); the target is resolved per thread."""
+        where = (target.line, target.column)
+        return (Span(axb.line, axb.column), str(loc), _number(cmp), (target.type, str(target), where),
+                xchg == "true", _number(val))
 
     def instr_whole(self, token: Token):
-        """The fast path: re-split a whole instruction, keeping columns."""
+        """The fast path: re-split a whole well-formed instruction."""
         found = _INSTR.match(token)
+        loc, cmp, target, xchg, val = found.groups()
 
-        def part(group: int, kind: str) -> Token:
-            return Token(kind, found.group(group), token.start_pos + found.start(group),
-                         token.line, token.column + found.start(group))
+        def number(group: int, text: str) -> int:
+            value = int(text)
+            if value > MAX_VALUE:
+                _number(Token("INT", text, 0, token.line, token.column + found.start(group)))
+            return value
 
-        axb = Token("AXB", found.group()[:3], token.start_pos, token.line, token.column)
-        target = part(3, "END" if found.group(3) == "end" else "INT")
-        return self.instr(axb, part(1, "NAME"), part(2, "INT"), target, part(4, "BOOL"), part(5, "INT"))
+        where = (token.line, token.column + found.start(3))
+        return (Span(token.line, token.column), loc, number(2, cmp),
+                ("END" if target == "end" else "INT", target, where), xchg == "true", number(5, val))
 
     def thread(self, keyword_id: Token, *instrs):
         return (keyword_id, list(instrs))
@@ -191,15 +196,12 @@ def _build_thread(index: int, thread, lines, path) -> tuple[Instr, ...]:
                      keyword_id.line, keyword_id.column, lines, path)
     n = len(instrs)
     result = []
-    for _, ins, target in instrs:
-        if target.type == "END":
-            value = n
-        else:
-            value = int(target)
-            if value > n:
-                raise _error(f"target {value} is out of range: thread {index} has {n} instruction(s), "
-                             f"so targets are 0..{n} or 'end'", target.line, target.column, lines, path)
-        result.append(Instr(ins.loc, ins.cmp, value, ins.xchg, ins.val, ins.span))
+    for span, loc, cmp, (kind, text, (line, column)), xchg, val in instrs:
+        target = n if kind == "END" else int(text)
+        if target > n:
+            raise _error(f"target {target} is out of range: thread {index} has {n} instruction(s), "
+                         f"so targets are 0..{n} or 'end'", line, column, lines, path)
+        result.append(Instr(loc, cmp, target, xchg, val, span))
     return tuple(result)
 
 
