@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from .analyze import NO_FAIRNESS, TestReport, Verdict
 from .program import Program
 from .witness import Lasso
@@ -118,3 +120,51 @@ def lasso_dict(lasso: Lasso) -> dict:
             for s in lasso.steps
         ],
     }
+
+
+def report_json(report: TestReport, path: str) -> str:
+    """`report_dict` as compact JSON text, byte for byte what
+    `json.dumps(report_dict(report, path), separators=(",", ":"))` gives,
+    written directly because verdicts share lassos and lassos share steps."""
+    fragments: dict = {}
+    results = ",".join(_verdict_json(v, fragments) for v in report.verdicts)
+    return (f'{{"test":{_string(report.program.name)},"file":{_string(path)},'
+            f'"hash":{_string(report.hash)},"results":[{results}]}}')
+
+
+def _verdict_json(verdict: Verdict, fragments: dict) -> str:
+    terminates = "null" if verdict.terminates is None else ("true" if verdict.terminates else "false")
+    witness = "null" if verdict.witness is None else _lasso_json(verdict.witness, fragments)
+    text = (f'{{"model":{_string(verdict.model)},"fairness":{_string(verdict.fairness)},'
+            f'"terminates":{terminates},"states":{verdict.states},"transitions":{verdict.transitions},'
+            f'"witness":{witness}')
+    if verdict.reason is not None:
+        text += f',"inconclusive":{_string(verdict.reason)}'
+    return text + "}"
+
+
+def _lasso_json(lasso: Lasso, fragments: dict) -> str:
+    key = id(lasso)
+    if key not in fragments:
+        escapes = ",".join(f'{{"step":{step},"thread":{thread}}}' for step, thread in lasso.escapes)
+        steps = ",".join(_step_json(step, fragments) for step in lasso.steps)
+        fragments[key] = (f'{{"kind":{_string(lasso.kind)},"loop_start":{lasso.loop_start},'
+                          f'"running":[{_ints(lasso.running)}],"starving":[{_ints(lasso.starving)}],'
+                          f'"escapes":[{escapes}],"steps":[{steps}]}}')
+    return fragments[key]
+
+
+def _step_json(step, fragments: dict) -> str:
+    if step not in fragments:
+        memory = ",".join(f"{_string(loc)}:{value}" for loc, value in step.memory)
+        fragments[step] = (f'{{"memory":{{{memory}}},"pcs":[{_ints(step.pcs)}],"fair":[{_ints(step.fair)}],'
+                           f'"thread":{step.thread},"instruction":{step.instruction}}}')
+    return fragments[step]
+
+
+def _ints(values) -> str:
+    return ",".join(map(str, values))
+
+
+def _string(text: str) -> str:
+    return json.dumps(text)

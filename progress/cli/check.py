@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 
 import click
 
 from ..analyze import FAIRNESSES, check_program, queries_for
 from ..errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError
 from ..registry import all_models, find_model
-from ..report import lasso_text, report_dict, table, verdict_line
+from ..report import lasso_text, report_json, table, verdict_line
 from .inputs import expand, load
 
 
@@ -49,7 +48,7 @@ def check(paths, model_names, fairness, fmt, witness, max_states, time_limit):
                                witnesses=show_witness or fmt == "json")
         _count(tally, report)
         if fmt == "json":
-            click.echo(json.dumps(report_dict(report, str(path)), separators=(",", ":")))
+            click.echo(report_json(report, str(path)))
         else:
             click.echo(_text(report, str(path), len(queries) == 1, show_witness))
     click.echo(_summary(tally), err=fmt == "json")
