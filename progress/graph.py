@@ -1,6 +1,7 @@
 """Strongly connected components of an LTS, restricted to a set of states.
 
-Iterative Tarjan; components come out in reverse topological order.
+Iterative Tarjan over states numbered 0..n-1; components come out in reverse
+topological order.
 """
 
 from __future__ import annotations
@@ -10,51 +11,56 @@ from typing import Iterable
 
 def sccs(succ: list[list[tuple[int, int]]], nodes: Iterable[int] | None = None) -> list[list[int]]:
     """SCCs of the subgraph induced by `nodes` (default: every state)."""
-    inside = None if nodes is None else set(nodes)
-    order = range(len(succ)) if inside is None else sorted(inside)
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    on_stack: set[int] = set()
+    n = len(succ)
+    if nodes is None:
+        allowed = bytearray(b"\x01") * n
+        roots: Iterable[int] = range(n)
+    else:
+        roots = sorted(nodes)
+        allowed = bytearray(n)
+        for node in roots:
+            allowed[node] = 1
+    index = [-1] * n
+    low = [0] * n
+    on_stack = bytearray(n)
     stack: list[int] = []
     result: list[list[int]] = []
     counter = 0
-    for root in order:
-        if root in index:
+    for root in roots:
+        if index[root] >= 0:
             continue
-        work = [(root, 0)]
         index[root] = low[root] = counter
         counter += 1
         stack.append(root)
-        on_stack.add(root)
+        on_stack[root] = 1
+        work = [(root, iter(succ[root]))]
         while work:
-            node, i = work[-1]
-            edges = succ[node]
-            if i < len(edges):
-                work[-1] = (node, i + 1)
-                dst = edges[i][1]
-                if inside is not None and dst not in inside:
+            node, edges = work[-1]
+            for _, dst in edges:
+                if not allowed[dst]:
                     continue
-                if dst not in index:
+                if index[dst] < 0:
                     index[dst] = low[dst] = counter
                     counter += 1
                     stack.append(dst)
-                    on_stack.add(dst)
-                    work.append((dst, 0))
-                elif dst in on_stack and index[dst] < low[node]:
+                    on_stack[dst] = 1
+                    work.append((dst, iter(succ[dst])))
+                    break
+                if on_stack[dst] and index[dst] < low[node]:
                     low[node] = index[dst]
-                continue
-            work.pop()
-            if work and low[node] < low[work[-1][0]]:
-                low[work[-1][0]] = low[node]
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                result.append(component)
+            else:
+                work.pop()
+                if work and low[node] < low[work[-1][0]]:
+                    low[work[-1][0]] = low[node]
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack[member] = 0
+                        component.append(member)
+                        if member == node:
+                            break
+                    result.append(component)
     return result
 
 
