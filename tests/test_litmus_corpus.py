@@ -4,7 +4,7 @@ A header line reads `# expect: unfair F | fair/weak P | ... | LOBE/strong P`
 (P = guaranteed to terminate, F = may not terminate). Each file is one test
 here; the checker, the brute-force oracle and, where the published suite holds
 the same test up to location names, the artifact's CADP verdicts must all
-agree with it.
+agree with it, and every lasso the checker returns must be a valid witness.
 """
 
 from __future__ import annotations
@@ -84,6 +84,10 @@ def test_litmus_file(path: Path):
     assert set(expected) == set(got), "the header must list all 11 verdicts"
     assert got == expected
     assert brute.verdicts(program) == expected
+    for verdict in report.verdicts:
+        if verdict.terminates is False:
+            fairness = "weak" if verdict.fairness == "none" else verdict.fairness
+            assert brute.lasso_problems(program, verdict.model, fairness, verdict.witness) == []
     cadp = published().get(report.hash)
     if cadp is not None:
         assert all(expected[key] == value for key, value in cadp.items())
