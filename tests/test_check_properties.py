@@ -119,8 +119,8 @@ def _describe(verdicts: dict) -> None:
         event("terminates under every model")
 
 
-@settings(max_examples=60, **SETTINGS)
-@given(programs(max_threads=3, max_length=2))
+@settings(max_examples=80, **SETTINGS)
+@given(st.one_of(programs(max_threads=3, max_length=2), st.sampled_from(suite())))
 def test_whole_components_suffice(program):
     """SPEC section 4's claims behind the oracle, checked by trying every subset."""
     for model in ("unfair", "HSA", "OBE", "fair"):
@@ -130,6 +130,22 @@ def test_whole_components_suffice(program):
             continue
         assert brute.weak_by_subsets(lts) == (brute.weak_witness(lts) is not None)
         assert brute.strong_by_subsets(lts) == (brute.strong_witness(lts) is not None)
+
+
+def test_whole_components_suffice_on_the_suite():
+    """The same claims on every published test whose LTS has at most 10 states."""
+    outcomes = set()
+    for program in suite():
+        for model in brute.MODELS:
+            try:
+                lts = brute.explore(program, model, limit=10)
+            except brute.TooBig:
+                continue
+            weak, strong = brute.weak_witness(lts) is not None, brute.strong_witness(lts) is not None
+            assert brute.weak_by_subsets(lts) == weak, (program.name, model)
+            assert brute.strong_by_subsets(lts) == strong, (program.name, model)
+            outcomes.add((weak, strong))
+    assert outcomes == {(True, True), (True, False), (False, False)}
 
 
 def _monotone(verdicts: dict, models) -> None:
