@@ -63,9 +63,12 @@ def outside(program: Program, bounds: Bounds) -> str | None:
     return None
 
 
-def violations(program: Program) -> list[Violation]:
-    """Every constraint of SPEC section 6 that `program` breaks, in order."""
+def violations(program: Program, first_only: bool = False) -> list[Violation]:
+    """Every constraint of SPEC section 6 that `program` breaks, in order;
+    with `first_only`, stop at the first found (static ones are tried first)."""
     found = _meaningful(program) + _sharing(program)
+    if found and first_only:
+        return found[:1]
     explored = explore(compile_program(program))
     graph = nx.DiGraph()
     graph.add_nodes_from(range(len(explored.states)))
@@ -73,12 +76,11 @@ def violations(program: Program) -> list[Violation]:
     ends = [s for s, mask in enumerate(explored.lts.enabled) if mask == 0]
     if not ends:
         found.append(Violation(Constraint.END_STATE, "no reachable state has every thread terminated"))
-    else:
-        stuck = set(graph) - set().union(*(nx.ancestors(graph, e) | {e} for e in ends))
-        if stuck:
-            state = explored.states[min(stuck)]
-            found.append(Violation(Constraint.POSSIBLE_TERMINATION,
-                                   f"no end state is reachable from state {_show(program, state)}"))
+    stuck = set(graph) - set().union(set(), *(nx.ancestors(graph, e) | {e} for e in ends))
+    if stuck:
+        state = explored.states[min(stuck)]
+        found.append(Violation(Constraint.POSSIBLE_TERMINATION,
+                               f"no end state is reachable from state {_show(program, state)}"))
     if nx.is_directed_acyclic_graph(graph):
         found.append(Violation(Constraint.CYCLE, "the reachable LTS has no cycle"))
     found += _dynamic(program, explored)

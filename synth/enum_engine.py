@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from .space import Bounds, Candidate, Code, Space, Unit
+from .canonical import from_program, to_program
+from .space import Bounds, Candidate, Code, Space, Unit, instruction_options, signature, statically_possible
 
 TAKEN, FALLS, CHANGES = 0, 1, 2
 
@@ -151,3 +152,16 @@ def search_unit(space: Space, unit: Unit, judges: dict) -> tuple[list[tuple[tupl
         if judge.judge(candidate):
             found.append((lengths, candidate))
     return found, judged
+
+
+def accepts(candidate: Candidate, bounds: Bounds) -> bool:
+    """Whether the engine keeps this one candidate: generated (constraint 4),
+    statically possible, and judged on its LTS (locations in any order)."""
+    candidate = from_program(to_program(candidate))
+    lengths = tuple(len(code) for code in candidate)
+    if any(ins not in instruction_options(n, i, bounds) for n, code in zip(lengths, candidate)
+           for i, ins in enumerate(code)):
+        return False
+    if not statically_possible(tuple(signature(code, bounds.values) for code in candidate), bounds.values):
+        return False
+    return PartitionJudge(lengths, bounds).judge(candidate)
