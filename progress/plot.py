@@ -50,7 +50,7 @@ def draw_shares(matrix: Matrix, classification: Classification, path: Path) -> N
         for fairness in (WEAK, STRONG):
             heights = values[fairness]
             bars = axes.bar(positions, heights, bottom=bottom, color=COLOURS[fairness], width=0.6,
-                            label=f"{fairness} tests")
+                            label=fairness)
             for bar, height, base in zip(bars, heights, bottom):
                 if height >= 3:
                     axes.text(bar.get_x() + bar.get_width() / 2, base + height / 2, f"{height:.0f}%",
@@ -58,7 +58,7 @@ def draw_shares(matrix: Matrix, classification: Classification, path: Path) -> N
             bottom = [b + h for b, h in zip(bottom, heights)]
         axes.axvline(0.5, color="grey", linewidth=0.8, linestyle=":")
         axes.set_xticks(list(positions), labels)
-        axes.set_ylabel("% of tests")
+        axes.set_ylabel("% of all tests")
         axes.set_ylim(0, 100)
         axes.set_title(f"{classification.tests} tests: weak/strong split, then distinguishing tests "
                        f"({classification.rule} rule)", fontsize=9)
