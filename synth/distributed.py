@@ -35,7 +35,7 @@ def run_distributed(settings, pending: list[int], deadline: float | None) -> Ite
         client = Client(cluster)
     try:
         futures = [client.submit(run_units, settings.engine, settings.bounds, shard, deadline,
-                                 settings.throttle, pure=False)
+                                 settings.throttle, settings.unit_size, pure=False)
                    for shard in shards(pending)]
         for future in as_completed(futures):
             yield from future.result()

@@ -13,7 +13,8 @@ from progress.errors import UsageError
 
 from .space import Bounds
 from .store import Store, UnitResult
-from .work import ENGINES, run_units, space_for, unit_count, unit_sizes
+from .space import UNIT_SIZE
+from .work import ENGINES, run_units, space_for, unit_sizes
 
 FORMAT = 1
 """Version of the stored run; a resume refuses another."""
@@ -38,11 +39,13 @@ class Settings:
     workers: int = 1
     scheduler: str | None = None
     throttle: float = 0.0  # seconds to sleep after each unit (for tests that interrupt a run)
+    unit_size: int = UNIT_SIZE  # candidates per enum work unit (part of the run: fixes unit ids)
 
     def params(self) -> dict:
         b = self.bounds
         return {"format": FORMAT, "threads": b.threads, "instructions": b.instructions,
-                "locations": b.locations, "values": b.values, "engine": self.engine}
+                "locations": b.locations, "values": b.values, "engine": self.engine,
+                "unit_size": self.unit_size}
 
 
 @dataclass
@@ -103,13 +106,13 @@ def synthesize(store: Store, settings: Settings, on_progress: Callable[[Progress
     if settings.engine not in ENGINES:
         raise UsageError(f"unknown engine {settings.engine!r} (known: {', '.join(ENGINES)})")
     bounds = settings.bounds
-    sizes = unit_sizes(settings.engine, bounds)
+    sizes = unit_sizes(settings.engine, bounds, settings.unit_size)
     done = store.done_units()
     progress = Progress(len(sizes), sum(sizes))
     progress.units_done = len(done)
     progress.candidates_done = progress.resumed_from = sum(sizes[u] for u in done)
     progress.judged, progress.found = store.totals()
-    pending = [u for u in range(unit_count(settings.engine, bounds)) if u not in done]
+    pending = [u for u in range(len(sizes)) if u not in done]
     deadline = None if settings.time_limit is None else time.time() + settings.time_limit
     stop = StopReason.EXHAUSTED
     try:
@@ -139,13 +142,14 @@ def _results(settings: Settings, pending: list[int], deadline: float | None) -> 
 
 def _local(settings: Settings, pending: list[int], deadline: float | None) -> Iterator[UnitResult]:
     for unit in pending:
-        results = run_units(settings.engine, settings.bounds, [unit], deadline, settings.throttle)
+        results = run_units(settings.engine, settings.bounds, [unit], deadline, settings.throttle,
+                            settings.unit_size)
         yield from results
         if not results or not results[-1].complete:
             return
 
 
-def space_summary(bounds: Bounds) -> dict:
+def space_summary(bounds: Bounds, unit_size: int = UNIT_SIZE) -> dict:
     """Sizes of the space: constraint-4 programs, canonical ones, left after static pruning."""
-    space = space_for(bounds)
+    space = space_for(bounds, unit_size)
     return {"programs": space.raw_size, "canonical": space.canonical_size, "after_static_pruning": space.pruned_size}

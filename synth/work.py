@@ -15,16 +15,16 @@ from progress.registry import all_models
 
 from . import canonical
 from .enum_engine import search_unit
-from .space import Bounds, Candidate, Space, partitions
+from .space import UNIT_SIZE, Bounds, Candidate, Space, partitions
 from .store import FoundTest, UnitResult
 
 ENGINES = ("enum", "z3")
 
 
 @lru_cache(maxsize=4)
-def space_for(bounds: Bounds) -> Space:
+def space_for(bounds: Bounds, unit_size: int = UNIT_SIZE) -> Space:
     """The space of `bounds`, built once per process (a few tenths of a second)."""
-    return Space(bounds)
+    return Space(bounds, unit_size)
 
 
 @lru_cache(maxsize=4)
@@ -33,15 +33,9 @@ def _judges(bounds: Bounds) -> dict:
     return {}
 
 
-def unit_count(engine: str, bounds: Bounds) -> int:
-    if engine == "z3":
-        return len(partitions(bounds))
-    return len(space_for(bounds).units)
-
-
-def unit_sizes(engine: str, bounds: Bounds) -> list[int]:
+def unit_sizes(engine: str, bounds: Bounds, unit_size: int = UNIT_SIZE) -> list[int]:
     """Candidates per unit: statically pruned ones for enum; canonical ones per partition for z3."""
-    space = space_for(bounds)
+    space = space_for(bounds, unit_size)
     if engine == "z3":
         return [space.canonical_by_partition[lengths] for lengths in partitions(bounds)]
     return [unit.size for unit in space.units]
@@ -61,21 +55,22 @@ def classify(candidate: Candidate) -> FoundTest:
 
 
 def run_units(engine: str, bounds: Bounds, unit_ids: list[int], deadline: float | None = None,
-              throttle: float = 0.0) -> list[UnitResult]:
+              throttle: float = 0.0, unit_size: int = UNIT_SIZE) -> list[UnitResult]:
     """Search the given units; a unit cut short by `deadline` comes back incomplete."""
     results = []
     for unit_id in unit_ids:
         if deadline is not None and time.time() >= deadline:
             break
-        results.append(run_unit(engine, bounds, unit_id, deadline))
+        results.append(run_unit(engine, bounds, unit_id, deadline, unit_size))
         if throttle:
             time.sleep(throttle)
     return results
 
 
-def run_unit(engine: str, bounds: Bounds, unit_id: int, deadline: float | None = None) -> UnitResult:
+def run_unit(engine: str, bounds: Bounds, unit_id: int, deadline: float | None = None,
+             unit_size: int = UNIT_SIZE) -> UnitResult:
     if engine == "enum":
-        space = space_for(bounds)
+        space = space_for(bounds, unit_size)
         found, judged = search_unit(space, space.units[unit_id], _judges(bounds))
         return UnitResult(unit_id, judged, tuple(classify(c) for _, c in found))
     if engine == "z3":

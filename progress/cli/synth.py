@@ -13,7 +13,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from ..errors import EXIT_INCONCLUSIVE, EXIT_OK, UsageError
 from ..synth import export
 from ..synth.driver import DEFAULT_ENGINE, Outcome, Settings, StopReason, open_run, space_summary, synthesize
-from ..synth.space import Bounds
+from ..synth.space import UNIT_SIZE, Bounds
 from ..synth.store import Store
 from ..synth.work import ENGINES
 
@@ -39,8 +39,9 @@ EXIT_INTERRUPTED = 130
               help="Worker processes (a Dask LocalCluster when more than 1).")
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="Use this Dask scheduler instead.")
 @click.option("--throttle", type=click.FloatRange(min=0), default=0.0, hidden=True)
+@click.option("--unit-size", type=click.IntRange(min=1), default=UNIT_SIZE, hidden=True)
 def synth(threads, instructions, locations, values, engine, out, export_dir, time_limit, resume, workers,
-          scheduler, throttle):
+          scheduler, throttle, unit_size):
     """Find every test within the bounds that meets SPEC section 6, one per
     location-renaming class, classify it under every model, and prove that
     no other exists (or say how much was covered).
@@ -50,7 +51,7 @@ def synth(threads, instructions, locations, values, engine, out, export_dir, tim
     if instructions < threads:
         raise UsageError(f"--instructions {instructions} < --threads {threads}: every thread needs one")
     bounds = Bounds(threads, instructions, locations, values)
-    settings = Settings(bounds, engine, time_limit, workers, scheduler, throttle)
+    settings = Settings(bounds, engine, time_limit, workers, scheduler, throttle, unit_size)
     path = Path(out or f"synth-{bounds.label}.db")
     with Store(path) as store:
         open_run(store, settings, resume)
@@ -101,7 +102,7 @@ def _plain_reporter():
 
 def _summary(outcome: Outcome, bounds: Bounds, path: Path, tests, elapsed: float) -> str:
     p = outcome.progress
-    sizes = space_summary(bounds)
+    sizes = space_summary(bounds, outcome.params.get("unit_size", UNIT_SIZE))
     lines = [f"synth {bounds.label}: {bounds.threads} threads, {bounds.instructions} instructions, "
              f"<= {bounds.locations} locations, values 0..{bounds.values - 1}; engine {outcome.params['engine']}",
              f"space: {sizes['programs']} programs meeting constraint 4, {sizes['canonical']} up to renaming "
