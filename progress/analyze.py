@@ -7,6 +7,7 @@ LTS, shared by every model that uses it. Pure: no files, no printing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .canonical import canonical_hash
 from .check import STRONG, WEAK, cycles, witness
@@ -27,8 +28,7 @@ class Query:
     fairness: str  # "weak", "strong", or "none" for a model without fairness
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """`terminates` is True (guaranteed), False (may not), or None when a
     bound stopped the check (`reason` says which)."""
 

@@ -8,7 +8,7 @@ models on one LTS compute it once with `cycles(lts)` and pass it in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .graph import sccs
 from .lts import LTS
@@ -17,8 +17,7 @@ WEAK = "weak"
 STRONG = "strong"
 
 
-@dataclass(frozen=True)
-class Cycle:
+class Cycle(NamedTuple):
     """A strongly connected set of states with at least one edge inside.
 
     `steppers`: threads that step on some edge inside; `exits[i]`: threads

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from typing import NamedTuple
 from functools import cached_property, lru_cache
 
 from .check import WEAK
 from .lts import LTS, ProgramLTS, shortest_path
 
 
-@dataclass(frozen=True)
-class LassoStep:
+class LassoStep(NamedTuple):
     """Thread `thread` executes instruction `instruction` from the state
     (`memory`, `pcs`) in which F is `fair`."""
 
