@@ -1,0 +1,94 @@
+"""The CPU backend: the generated C program on real OS threads.
+
+Each test becomes a C program (`c_source`), compiled with the system C
+compiler (`$CC`, default `cc`) and pthreads, cached by the hash of its
+source in a temporary directory, and run once per (test, heuristic) with all
+iterations. One OS thread per workgroup, so the instance count is small:
+`auto` is floor(16 / N) here (the CUDA backend's floor(65532 / N) would start
+tens of thousands of threads). The host guard is a subprocess time-out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from ..program import Program
+from .c_source import program_source
+from .heuristics import CODES, Geometry, auto_instances
+from .runner import BackendUnavailable, DeviceHang
+
+CPU_WORKGROUPS = 16
+"""The workgroup budget that `auto` divides among instances on the CPU."""
+
+
+class CpuBackend:
+    """Runs tests as C programs; see the module docstring."""
+
+    name = "cpu"
+
+    def __init__(self, cache_dir: Path | None = None, compiler: str | None = None, guard_margin_s: float = 30.0):
+        self.compiler = compiler or os.environ.get("CC", "cc")
+        if shutil.which(self.compiler) is None:
+            raise BackendUnavailable(f"the cpu backend needs a C compiler; {self.compiler!r} was not found")
+        self.cache = cache_dir or Path(tempfile.gettempdir()) / "progress-gpu-cpu"
+        self.guard_margin_s = guard_margin_s
+        self.executables: list[Path] = []
+
+    def auto_instances(self, threads: int) -> int:
+        return auto_instances(threads, CPU_WORKGROUPS)
+
+    def prepare(self, programs: list[Program]) -> None:
+        """Compile (or find in the cache) one executable per program."""
+        self.cache.mkdir(parents=True, exist_ok=True)
+        self.executables = [self._compile(program_source(p)) for p in programs]
+
+    def _compile(self, source: str) -> Path:
+        digest = hashlib.sha256((self.compiler + "\0" + source).encode()).hexdigest()[:24]
+        target = self.cache / f"test-{digest}"
+        if target.exists():
+            return target
+        with tempfile.TemporaryDirectory(dir=self.cache) as work:
+            c_file = Path(work) / "test.c"
+            c_file.write_text(source)
+            built = Path(work) / "test"
+            result = subprocess.run([self.compiler, "-O2", "-pthread", "-o", str(built), str(c_file)],
+                                    capture_output=True, text=True)
+            if result.returncode != 0:
+                raise BackendUnavailable(f"{self.compiler} failed on generated C:\n{result.stderr}")
+            os.replace(built, target)
+        return target
+
+    def command(self, index: int, launch: Geometry, iterations: int, deadline_s: float) -> list[str]:
+        return [str(self.executables[index]), str(CODES[launch.heuristic]), str(launch.instances),
+                str(iterations), str(max(1, round(deadline_s * 1e9)))]
+
+    def run(self, index: int, launch: Geometry, iterations: int, deadline_s: float) -> tuple[int, ...]:
+        lines = self._execute(self.command(index, launch, iterations, deadline_s), iterations, deadline_s)
+        return tuple(int(line.split()[2]) for line in lines if line.startswith("iteration "))
+
+    def trace(self, index: int, launch: Geometry) -> list[tuple[int, int]]:
+        """(instance, thread) of every workgroup, as the generated program maps it."""
+        lines = self._execute(self.command(index, launch, 1, 1.0) + ["trace"], 1, 1.0)
+        return [(int(f[2]), int(f[3])) for f in (line.split() for line in lines) if f[0] == "trace"]
+
+    def _execute(self, argv: list[str], iterations: int, deadline_s: float) -> list[str]:
+        guard = iterations * deadline_s + self.guard_margin_s
+        try:
+            result = subprocess.run(argv, capture_output=True, text=True, timeout=guard)
+        except subprocess.TimeoutExpired:
+            raise DeviceHang(f"{argv[0]} ran past the host guard of {guard:.1f} s and was killed") from None
+        if result.returncode != 0:
+            raise BackendUnavailable(f"{argv[0]} exited with {result.returncode}: {result.stderr.strip()}")
+        return result.stdout.splitlines()
+
+    def metadata(self) -> dict:
+        version = subprocess.run([self.compiler, "--version"], capture_output=True, text=True).stdout
+        return {"backend": "cpu", "device": f"{os.cpu_count()} CPU cores (POSIX threads)",
+                "compiler": version.splitlines()[0] if version else self.compiler,
+                "instances_auto": f"floor({CPU_WORKGROUPS}/N)",
+                "workgroup": "one POSIX thread", "timer": "CLOCK_MONOTONIC"}

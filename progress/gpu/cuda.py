@@ -1,0 +1,129 @@
+"""The CUDA backend: the only module that imports CuPy.
+
+`prepare` compiles one module (`cuda_source.module`) with NVRTC through
+`cupy.RawModule`: one kernel per test. `run` launches, for each iteration on
+one stream and without a host round trip in between: a copy that resets
+every instance's memory, `progress_set_deadline` (deadline = the GPU's
+`%globaltimer` + budget) and the test's kernel with one thread per block.
+The host then waits for an event, polling, at most
+`iterations * (deadline + 1 s) + margin` seconds (the wall-clock guard):
+past that it raises `DeviceHang` (CuPy cannot kill a kernel; with the
+device-side deadline this should never happen).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+from ..program import Program
+from . import cuda_source
+from .codegen import initial_cells
+from .heuristics import CODES, Geometry, auto_instances
+from .runner import BackendUnavailable, DeviceHang
+
+
+def _cupy():
+    try:
+        import cupy
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as error:  # ImportError, or CUDA's own errors without a GPU
+        raise BackendUnavailable(f"the cuda backend needs CuPy and a CUDA GPU: {error}") from None
+    return cupy
+
+
+class CudaBackend:
+    """Runs tests as CUDA kernels; see the module docstring."""
+
+    name = "cuda"
+
+    def __init__(self, guard_margin_s: float = 30.0, poll_s: float = 0.0002):
+        self.cp = _cupy()
+        import numpy
+        self.np = numpy
+        self.guard_margin_s = guard_margin_s
+        self.poll_s = poll_s
+        self.programs: list[Program] = []
+        self.module = None
+        self.compile_seconds = 0.0
+
+    def auto_instances(self, threads: int) -> int:
+        return auto_instances(threads)
+
+    def prepare(self, programs: list[Program]) -> None:
+        """Compile every program's kernel in one NVRTC module."""
+        start = time.perf_counter()
+        self.programs = list(programs)
+        self.module = self.cp.RawModule(code=cuda_source.module(self.programs), options=("-std=c++17",))
+        self.module.get_function("progress_set_deadline")  # compiles now, not at the first launch
+        self.compile_seconds = time.perf_counter() - start
+
+    def run(self, index: int, launch: Geometry, iterations: int, deadline_s: float,
+            trace=None) -> tuple[int, ...]:
+        cp, np = self.cp, self.np
+        cells = np.array(initial_cells(self.programs[index]) or (0,), dtype=np.int32)
+        pristine = cp.asarray(np.tile(cells, launch.instances))
+        memory = cp.empty_like(pristine)
+        failed = cp.zeros((iterations, launch.instances), dtype=cp.int32)
+        counts = cp.zeros(iterations, dtype=cp.uint32)
+        deadlines = cp.zeros(iterations, dtype=cp.uint64)
+        kernel = self.module.get_function(cuda_source.kernel_name(index))
+        set_deadline = self.module.get_function("progress_set_deadline")
+        budget = np.uint64(max(1, round(deadline_s * 1e9)))
+        trace_arg = trace if trace is not None else np.uint64(0)
+        for it in range(iterations):
+            cp.copyto(memory, pristine)
+            set_deadline((1,), (1,), (deadlines[it:], budget))
+            kernel((launch.workgroups,), (1,), (memory, failed[it], counts[it:], deadlines[it:],
+                                                np.int32(CODES[launch.heuristic]),
+                                                np.uint32(launch.instances), trace_arg))
+        self._wait(iterations * (deadline_s + 1.0) + self.guard_margin_s)
+        return tuple(int(c) for c in counts.get())
+
+    def trace(self, index: int, launch: Geometry) -> list[tuple[int, int]]:
+        """(instance, thread) of every workgroup, as the kernel maps it."""
+        buffer = self.cp.full(launch.workgroups, -1, dtype=self.cp.int32)
+        self.run(index, launch, 1, 1.0, trace=buffer)
+        n = launch.threads
+        return [(int(v) // n, int(v) % n) for v in buffer.get()]
+
+    def _wait(self, guard_s: float) -> None:
+        done = self.cp.cuda.Event()
+        done.record()
+        start = time.monotonic()
+        while not done.done:
+            if time.monotonic() - start > guard_s:
+                raise DeviceHang(f"a launch ran past the host guard of {guard_s:.1f} s; "
+                                 "the GPU may still be running it")
+            time.sleep(self.poll_s)
+
+    def metadata(self) -> dict:
+        cp = self.cp
+        props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+        name = props["name"]
+        return {
+            "backend": "cuda",
+            "device": name.decode() if isinstance(name, bytes) else str(name),
+            "compute_capability": f"{props['major']}.{props['minor']}",
+            "multiprocessors": props["multiProcessorCount"],
+            "max_blocks_per_multiprocessor": props.get("maxBlocksPerMultiProcessor"),
+            "driver": _driver_version(),
+            "cuda_driver_api": cp.cuda.runtime.driverGetVersion(),
+            "cuda_runtime": cp.cuda.runtime.runtimeGetVersion(),
+            "nvrtc": ".".join(map(str, cp.cuda.nvrtc.getVersion())),
+            "cupy": cp.__version__,
+            "compile_seconds": round(self.compile_seconds, 2),
+            "instances_auto": "floor(65532/N)",
+            "workgroup": "one CUDA block of one thread",
+            "timer": "%globaltimer, deadline from the start of each launch",
+        }
+
+
+def _driver_version() -> str | None:
+    """The NVIDIA driver's version string, as nvidia-smi reports it (None if absent)."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None

@@ -1,0 +1,81 @@
+"""The paper's three launch heuristics as pure index arithmetic (SPEC section 7).
+
+One test thread per workgroup. With N test threads and M instances:
+
+- plain:   N workgroups; workgroup w runs thread w of instance 0 (M is 1).
+- rr:      N*M workgroups; workgroup w runs thread w mod N of instance w div N.
+- chunked: N*M workgroups; workgroup w runs thread w div M of instance w mod M.
+
+Both stress heuristics keep the relative order of thread ids inside an
+instance: thread i < j of one instance run on workgroups w_i < w_j.
+The CUDA and C code generators emit the same arithmetic (see `mapping_c`);
+the tests compare a kernel's recorded mapping with `slot` below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MAX_WORKGROUPS = 65532
+"""The paper's workgroup budget: M = floor(65532 / N) instances."""
+
+HEURISTICS = ("plain", "rr", "chunked")
+CODES = {name: index for index, name in enumerate(HEURISTICS)}
+"""The integer each heuristic is passed to a kernel as."""
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """One launch: `instances` copies of an N-thread test on `workgroups` workgroups."""
+
+    heuristic: str
+    threads: int
+    instances: int
+
+    @property
+    def workgroups(self) -> int:
+        return self.threads * self.instances
+
+
+def auto_instances(threads: int, limit: int = MAX_WORKGROUPS) -> int:
+    """M = floor(limit / N): the paper's instance count for an N-thread test."""
+    if threads < 1:
+        raise ValueError("a test has at least one thread")
+    return max(1, limit // threads)
+
+
+def geometry(heuristic: str, threads: int, instances: int) -> Geometry:
+    """The launch for `heuristic`; plain always runs a single instance."""
+    if heuristic not in CODES:
+        raise ValueError(f"unknown heuristic {heuristic!r}; expected one of {', '.join(HEURISTICS)}")
+    if instances < 1:
+        raise ValueError("at least one instance")
+    return Geometry(heuristic, threads, 1 if heuristic == "plain" else instances)
+
+
+def slot(g: Geometry, workgroup: int) -> tuple[int, int]:
+    """(instance, thread) that `workgroup` runs under geometry `g`."""
+    if not 0 <= workgroup < g.workgroups:
+        raise ValueError(f"workgroup {workgroup} outside 0..{g.workgroups - 1}")
+    if g.heuristic == "chunked":
+        return workgroup % g.instances, workgroup // g.instances
+    return workgroup // g.threads, workgroup % g.threads
+
+
+def workgroup_of(g: Geometry, instance: int, thread: int) -> int:
+    """The inverse of `slot`: the workgroup that runs `thread` of `instance`."""
+    if g.heuristic == "chunked":
+        return thread * g.instances + instance
+    return instance * g.threads + thread
+
+
+def mapping_c() -> str:
+    """The same arithmetic as a C/CUDA function body (shared by both generators).
+
+    `h` is the heuristic's code (0 plain, 1 rr, 2 chunked), `w` the workgroup,
+    `n` the test's thread count, `m` the instance count.
+    """
+    return (
+        "if (h == 2) { *instance = (int)(w % m); *thread = (int)(w / m); }\n"
+        "    else { *instance = (int)(w / n); *thread = (int)(w % n); }"
+    )
