@@ -219,34 +219,41 @@ def lasso_problems(program: Program, model: str, fairness: str, lasso) -> list[s
     `model`/`fairness`; empty when it is: a real path from the initial state
     whose loop returns to `loop_start` and itself meets the weak (resp.
     strong) condition, with F as the model says at every step."""
-    remembers, _ = MODELS[model]
     problems: list[str] = []
-    state = initial_state(program)
-    visited = []
-    for index, s in enumerate(lasso.steps):
-        memory, pcs = tuple(sorted(s.memory)), tuple(s.pcs)
-        if (memory, pcs) != state[:2]:
-            problems.append(f"step {index}: state {memory} {pcs} is not {state[:2]}")
-            return problems
-        if s.thread not in enabled_threads(program, state) or s.instruction != pcs[s.thread]:
-            problems.append(f"step {index}: thread {s.thread} cannot run instruction {s.instruction}")
-            return problems
-        if set(s.fair) != fair_set(model, program, state):
-            problems.append(f"step {index}: F={set(s.fair)} but the model says {fair_set(model, program, state)}")
-        visited.append(state)
-        state = step(program, state, s.thread, remembers)
-    if not 0 <= lasso.loop_start < len(visited) or state != visited[lasso.loop_start]:
-        problems.append(f"the loop does not return to step {lasso.loop_start}")
+    visited = _replay(program, model, lasso, problems)
+    if problems:
         return problems
-    loop = visited[lasso.loop_start:]
+    loop = visited[lasso.loop_start:-1]
+    if not 0 <= lasso.loop_start < len(visited) - 1 or visited[-1] != visited[lasso.loop_start]:
+        return [f"the loop does not return to step {lasso.loop_start}"]
     threads = {s.thread for s in lasso.steps[lasso.loop_start:]}
+    remembers, _ = MODELS[model]
     if fairness == "strong":
-        for state in loop:
-            for t in fair_set(model, program, state):
-                if step(program, state, t, remembers) not in loop:
-                    problems.append(f"fair thread {t} can leave the loop from {state[:2]}")
+        problems += [f"fair thread {t} can leave the loop from {state[:2]}"
+                     for state in loop for t in sorted(fair_set(model, program, state))
+                     if step(program, state, t, remembers) not in loop]
     else:
         always = set.intersection(*(fair_set(model, program, s) for s in loop))
         if not always <= threads:
             problems.append(f"threads {sorted(always - threads)} are fair all along the loop but never step")
     return problems
+
+
+def _replay(program: Program, model: str, lasso, problems: list[str]) -> list:
+    """The states the lasso passes through, checking each step is real and its F right."""
+    remembers, _ = MODELS[model]
+    state = initial_state(program)
+    visited = [state]
+    for index, s in enumerate(lasso.steps):
+        memory, pcs = tuple(sorted(s.memory)), tuple(s.pcs)
+        if (memory, pcs) != state[:2]:
+            problems.append(f"step {index}: state {memory} {pcs} is not {state[:2]}")
+            break
+        if s.thread not in enabled_threads(program, state) or s.instruction != pcs[s.thread]:
+            problems.append(f"step {index}: thread {s.thread} cannot run instruction {s.instruction}")
+            break
+        if set(s.fair) != fair_set(model, program, state):
+            problems.append(f"step {index}: F={set(s.fair)} but the model says {fair_set(model, program, state)}")
+        state = step(program, state, s.thread, remembers)
+        visited.append(state)
+    return visited

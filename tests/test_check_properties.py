@@ -12,6 +12,7 @@ reproducible); `deadline=None` because a first call may pay for imports.
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 from functools import lru_cache
 
 import networkx as nx
@@ -202,18 +203,24 @@ def test_every_witness_is_a_valid_lasso(program):
 
 
 def test_lasso_validator_rejects_bad_lassos():
-    """The validator can fail: a mutex starvation lasso altered three ways."""
+    """The validator can fail: a mutex starvation lasso altered four ways."""
     program = parse_program("thread 0\n AXB(m, 1, 0, true, 1)\n AXB(m, 0, end, true, 0)\n"
                             "thread 1\n AXB(m, 1, 0, true, 1)\n AXB(m, 0, end, true, 0)\n")
     report = check_program(program, queries_for([m for m in all_models() if m.name == "HSA"], ("weak",)))
     lasso = report.verdicts[0].witness
     assert brute.lasso_problems(program, "HSA", "weak", lasso) == []
     assert brute.lasso_problems(program, "fair", "weak", lasso)  # F is wrong and thread 1 is fair
-    from dataclasses import replace
-    shifted = replace(lasso, loop_start=0)
+    steps = [SimpleNamespace(memory=s.memory, pcs=s.pcs, fair=s.fair, thread=s.thread,
+                             instruction=s.instruction) for s in lasso.steps]
+    shifted = SimpleNamespace(steps=steps, loop_start=0)
     assert brute.lasso_problems(program, "HSA", "weak", shifted)
-    wrong = replace(lasso, steps=lasso.steps[:-1] + (replace(lasso.steps[-1], thread=1),))
+    steps[-1].thread = 1
+    wrong = SimpleNamespace(steps=steps, loop_start=lasso.loop_start)
     assert brute.lasso_problems(program, "HSA", "weak", wrong)
+    steps[-1].thread, steps[-1].fair = 0, (0, 1)
+    assert brute.lasso_problems(program, "HSA", "weak", wrong)
+    steps[-1].fair = (0,)
+    assert brute.lasso_problems(program, "HSA", "weak", wrong) == []
 
 
 @st.composite
