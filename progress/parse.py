@@ -180,13 +180,14 @@ def _build(items: list, lines: list[str], path: str, name: str | None) -> Progra
     stem = Path(path).stem if path and not path.startswith("<") else "test"
     return Program(
         name=name or test_name or stem,
-        threads=tuple(built),
+        threads=tuple(code for code, _ in built),
         init=tuple(sorted(init.items())),
         spans=tuple(Span(t[0].line, t[0].column) for t in threads),
+        instr_spans=tuple(spans for _, spans in built),
     )
 
 
-def _build_thread(index: int, thread, lines, path) -> tuple[Instr, ...]:
+def _build_thread(index: int, thread, lines, path) -> tuple[tuple[Instr, ...], tuple[Span, ...]]:
     keyword_id, instrs = thread
     if int(keyword_id) != index:
         raise _error(f"expected 'thread {index}' here (threads are numbered 0, 1, 2... in order), "
@@ -195,14 +196,15 @@ def _build_thread(index: int, thread, lines, path) -> tuple[Instr, ...]:
         raise _error(f"thread {index} is empty (a thread needs at least one instruction)",
                      keyword_id.line, keyword_id.column, lines, path)
     n = len(instrs)
-    result = []
+    result, spans = [], []
     for span, loc, cmp, (kind, text, (line, column)), xchg, val in instrs:
         target = n if kind == "END" else int(text)
         if target > n:
             raise _error(f"target {target} is out of range: thread {index} has {n} instruction(s), "
                          f"so targets are 0..{n} or 'end'", line, column, lines, path)
-        result.append(Instr(loc, cmp, target, xchg, val, span))
-    return tuple(result)
+        result.append(Instr(loc, cmp, target, xchg, val))
+        spans.append(span)
+    return tuple(result), tuple(spans)
 
 
 def _syntax_error(err: UnexpectedInput, lines: list[str], path: str) -> InputError:

@@ -7,28 +7,28 @@ programs are equal iff they mean the same test under the same names.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import NamedTuple
 
 MAX_VALUE = 2**31 - 1
 """Largest value or init a test may use: GPU memory cells are 32-bit signed."""
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):
     line: int
     column: int
 
 
-@dataclass(frozen=True)
-class Instr:
+class Instr(NamedTuple):
     """AXB(loc, cmp, target, xchg, val): atomically `old = mem[loc]`; if
-    `xchg` store `val`; jump to `target` if `old == cmp`, else fall through."""
+    `xchg` store `val`; jump to `target` if `old == cmp`, else fall through.
+    Where it was written is kept in `Program.instr_spans`."""
 
     loc: str
     cmp: int
     target: int
     xchg: bool
     val: int
-    span: Span | None = field(default=None, compare=False, repr=False)
 
     def is_store(self, index: int) -> bool:
         """A store in SPEC section 6's sense: the branch goes where pc+1 goes."""
@@ -42,14 +42,18 @@ class Instr:
 
 @dataclass(frozen=True)
 class Program:
-    """N threads of AXB instructions over locations that start at `init` or 0."""
+    """N threads of AXB instructions over locations that start at `init` or 0.
+
+    `spans` (one per thread) and `instr_spans` (one per instruction) say where
+    the parser found them; equality ignores them."""
 
     name: str
     threads: tuple[tuple[Instr, ...], ...]
     init: tuple[tuple[str, int], ...] = ()
     spans: tuple[Span | None, ...] = field(default=(), compare=False, repr=False)
+    instr_spans: tuple[tuple[Span, ...], ...] = field(default=(), compare=False, repr=False)
 
-    @property
+    @cached_property
     def locations(self) -> tuple[str, ...]:
         """Locations in order of first use (thread 0 first), then init-only."""
         seen: dict[str, None] = {}
