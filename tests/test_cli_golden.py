@@ -66,3 +66,13 @@ def test_golden(path: Path):
         path.write_text(f"{command}\n{actual}")
         return
     assert actual == expected, f"{path.name}: output changed (PROGRESS_UPDATE_GOLDEN=1 regenerates)"
+
+
+@pytest.mark.parametrize("args", [["--help"], ["check", "--help"], ["models", "--help"], ["--version"]],
+                         ids=" ".join)
+def test_help_and_version(args):
+    """Help never crashes: every registered subcommand must import (docs/cli.md documents them)."""
+    done = subprocess.run(progress_command() + args, cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stdout.strip()
