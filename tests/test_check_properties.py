@@ -1,8 +1,10 @@
 """Property tests: the checker against the brute-force oracle in tests/brute.py.
 
 Random programs have 2-4 threads of 1-3 instructions, up to 3 locations,
-values 0..2, optional `init` lines and `end` targets. They are checked both as
-built and after a round trip through `.axb` text.
+values 0..2, optional `init` lines and `end` targets; to reach interesting
+LTSs more often they are mixed with mutated published tests and with programs
+of flag stores and spin-waits. They are checked both as built and after a
+round trip through `.axb` text.
 
 Determinism: every test here uses `derandomize=True`, so hypothesis draws the
 same examples on every run (no example database is needed for CI to be
@@ -61,6 +63,19 @@ def programs(draw, max_threads: int = 4, max_length: int = 3) -> Program:
     return Program("random", tuple(threads), init)
 
 
+@st.composite
+def handshakes(draw) -> Program:
+    """Threads of flag stores and spin-waits: id-dependent starvation, often."""
+    threads = []
+    for _ in range(draw(st.integers(2, 4))):
+        length = draw(st.integers(1, 3))
+        threads.append(tuple(
+            Instr(draw(st.sampled_from(LOCATIONS)), 0, i + 1, True, 1) if draw(st.booleans())
+            else Instr(draw(st.sampled_from(LOCATIONS)), 0, i, False, 0)
+            for i in range(length)))
+    return Program("handshake", tuple(threads))
+
+
 @lru_cache(maxsize=1)
 def suite() -> tuple[Program, ...]:
     """The published tests (small, and rich in interesting cycles)."""
@@ -96,7 +111,7 @@ def checker_verdicts(program: Program, report=None) -> dict:
 
 
 @settings(max_examples=300, **SETTINGS)
-@given(st.one_of(programs(), mutants()))
+@given(st.one_of(programs(), mutants(), handshakes()))
 def test_same_verdicts_as_brute_force(program):
     expected = brute_verdicts(program)
     _describe(expected)
@@ -190,7 +205,7 @@ def test_renaming_locations_changes_nothing(program, rng):
 
 
 @settings(max_examples=200, **SETTINGS)
-@given(st.one_of(programs(), mutants()))
+@given(st.one_of(programs(), mutants(), handshakes()))
 def test_every_witness_is_a_valid_lasso(program):
     report = check_program(program, queries_for(all_models()), max_states=5000)
     failing = [v for v in report.verdicts if v.terminates is False]
