@@ -188,7 +188,10 @@ def _parse_or_input_error(text: str) -> None:
         rendered = error.render()
         assert rendered.startswith("fuzz.axb:"), rendered
         position = error.position
-        assert position.line >= 1 and position.column >= 1
+        lines = text.split("\n")
+        assert 1 <= position.line <= len(lines) and position.column >= 1
+        assert position.text == lines[position.line - 1].rstrip("\r")
+        assert position.column <= len(position.text) + 1
         return
     assert parse_program(program.to_axb(), "again.axb") == program
 
