@@ -12,8 +12,6 @@ changed memory), numbered over the whole program; constraints 5 and 6 are
 
 from __future__ import annotations
 
-from collections import deque
-
 from .canonical import from_program, to_program
 from .space import Bounds, Candidate, Code, Space, Unit, instruction_options, signature, statically_possible
 
@@ -48,11 +46,12 @@ class PartitionJudge:
                 keys.append((t, pc * self.memories + m))
         return tuple(keys)
 
-    def table(self, t: int, code: Code) -> tuple[tuple[int, int], ...]:
-        """(delta g, observation bits) for every k = pc * M + m of thread t."""
+    def table(self, t: int, code: Code) -> tuple[tuple[tuple[int, int], ...], int]:
+        """Thread t's step table, (delta g, observation bits) for every
+        k = pc * M + m, and the observation bits constraints 5 and 6 demand."""
         cached = self._tables.get((t, code))
         if cached is None:
-            cached = self._tables[(t, code)] = self._build(t, code)
+            cached = self._tables[(t, code)] = (self._build(t, code), self._need(t, code))
         return cached
 
     def _build(self, t: int, code: Code) -> tuple[tuple[int, int], ...]:
@@ -70,74 +69,67 @@ class PartitionJudge:
                 rows.append((new_m - m + (new_pc - pc) * stride, bits))
         return tuple(rows)
 
-    def required(self, candidate: Candidate) -> int:
-        """The observation bits constraints 5 and 6 demand."""
+    def _need(self, t: int, code: Code) -> int:
         need = 0
-        for t, code in enumerate(candidate):
-            for pc, (_, _, target, xchg, _) in enumerate(code):
-                at = self.bases[t] + 3 * pc
-                if target != pc + 1:
-                    need |= 1 << (at + TAKEN) | 1 << (at + FALLS)
-                if xchg:
-                    need |= 1 << (at + CHANGES)
+        for pc, (_, _, target, xchg, _) in enumerate(code):
+            at = self.bases[t] + 3 * pc
+            if target != pc + 1:
+                need |= 1 << (at + TAKEN) | 1 << (at + FALLS)
+            if xchg:
+                need |= 1 << (at + CHANGES)
         return need
 
     def judge(self, candidate: Candidate) -> bool:
         """Whether the candidate meets constraints 1, 2, 3, 5 and 6 (dynamic parts)."""
-        tables = [self.table(t, code) for t, code in enumerate(candidate)]
+        tables, need = [], 0
+        for t, code in enumerate(candidate):
+            rows, bits = self.table(t, code)
+            tables.append(rows)
+            need |= bits
         keys = self.keys
         seen = bytearray(self.size)
         seen[0] = 1
         order = [0]
-        succ = {}
         observed = 0
         for g in order:  # grows while iterating: breadth first
-            out = []
             for t, k in keys[g]:
                 delta, bits = tables[t][k]
-                h = g + delta
                 observed |= bits
-                out.append(h)
-                if not seen[h]:
-                    seen[h] = 1
-                    order.append(h)
-            succ[g] = out
-        need = self.required(candidate)
+                if not seen[g + delta]:
+                    seen[g + delta] = 1
+                    order.append(g + delta)
         if observed & need != need:
             return False
         ends = [e for e in self.ends if seen[e]]
-        return bool(ends) and _cycle_and_all_finish(succ, ends)
+        return bool(ends) and self._cycle_and_all_finish(tables, order, ends)
 
+    def _cycle_and_all_finish(self, tables, order: list[int], ends: list[int]) -> bool:
+        """Constraint 3 (some cycle) and 2 (every state reaches an end state).
 
-def _cycle_and_all_finish(succ: dict[int, list[int]], ends: list[int]) -> bool:
-    """Constraint 3 (some cycle) and 2 (every state reaches an end state).
-
-    Peeling states whose successors are all peeled (Kahn) leaves exactly the
-    states that reach a cycle: a cycle exists iff something is left."""
-    preds: dict[int, list[int]] = {g: [] for g in succ}
-    for g, out in succ.items():
-        for h in out:
-            preds[h].append(g)
-    pending = {g: len(out) for g, out in succ.items()}
-    queue = deque(ends)
-    peeled = 0
-    while queue:
-        h = queue.popleft()
-        peeled += 1
-        for g in preds[h]:
-            pending[g] -= 1
-            if pending[g] == 0:
-                queue.append(g)
-    if peeled == len(succ):
-        return False
-    finishing = set(ends)
-    queue = deque(ends)
-    while queue:
-        for g in preds[queue.popleft()]:
-            if g not in finishing:
-                finishing.add(g)
-                queue.append(g)
-    return len(finishing) == len(succ)
+        Peeling states whose successors are all peeled (Kahn) leaves exactly
+        the states that reach a cycle: a cycle exists iff something is left."""
+        keys = self.keys
+        preds: dict[int, list[int]] = {g: [] for g in order}
+        for g in order:
+            for t, k in keys[g]:
+                preds[g + tables[t][k][0]].append(g)
+        pending = {g: len(keys[g]) for g in order}
+        queue = list(ends)
+        for h in queue:  # grows while iterating
+            for g in preds[h]:
+                pending[g] -= 1
+                if pending[g] == 0:
+                    queue.append(g)
+        if len(queue) == len(order):
+            return False
+        finishing = set(ends)
+        queue = list(ends)
+        for h in queue:
+            for g in preds[h]:
+                if g not in finishing:
+                    finishing.add(g)
+                    queue.append(g)
+        return len(finishing) == len(order)
 
 
 def search_unit(space: Space, unit: Unit, judges: dict) -> tuple[list[tuple[tuple[int, ...], Candidate]], int]:

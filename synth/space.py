@@ -66,6 +66,7 @@ class Signature:
     writes: int  # bit loc*V+val for every exchange writing val != 0
     need_nonzero: int  # locations that need some non-zero write
     need_value: int  # bits loc*V+val that need a write of exactly val
+    written: int  # locations with a non-zero write
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ def instruction_options(length: int, index: int, bounds: Bounds) -> list[Instruc
 
 def signature(code: Code, values: int) -> Signature:
     first: list[int] = []
-    used = nonstore = xchg = writes = need_nonzero = need_value = 0
+    used = nonstore = xchg = writes = need_nonzero = need_value = written = 0
     back = False
     for index, (loc, cmp, target, exchanges, val) in enumerate(code):
         if loc not in first:
@@ -128,6 +129,7 @@ def signature(code: Code, values: int) -> Signature:
             xchg |= 1 << loc
             if val:
                 writes |= 1 << (loc * values + val)
+                written |= 1 << loc
             else:
                 need_nonzero |= 1 << loc
         if not store:
@@ -137,7 +139,7 @@ def signature(code: Code, values: int) -> Signature:
                 need_value |= 1 << (loc * values + cmp)
             else:
                 need_nonzero |= 1 << loc
-    return Signature(tuple(first), used, nonstore, xchg, back, writes, need_nonzero, need_value)
+    return Signature(tuple(first), used, nonstore, xchg, back, writes, need_nonzero, need_value, written)
 
 
 def grouped_codes(length: int, bounds: Bounds) -> dict[Signature, list[Code]]:
@@ -161,13 +163,10 @@ def statically_possible(signatures: tuple[Signature, ...], values: int) -> bool:
     """The static parts of constraints 3, 5 and 6 (see the module docstring)."""
     if not any(sig.back for sig in signatures):
         return False
-    writes = 0
+    writes = nonzero = 0
     for sig in signatures:
         writes |= sig.writes
-    nonzero = 0
-    for bit in range(writes.bit_length()):
-        if writes >> bit & 1:
-            nonzero |= 1 << (bit // values)
+        nonzero |= sig.written
     for t, sig in enumerate(signatures):
         others_used = others_nonstore = 0
         for u, other in enumerate(signatures):
@@ -210,17 +209,16 @@ class Space:
 
     def _add_partition(self, lengths, groups) -> None:
         per_thread = [sorted(groups[n].items(), key=lambda item: _sig_key(item[0])) for n in lengths]
-        for combo in itertools.product(*per_thread):
-            sigs = tuple(sig for sig, _ in combo)
+        self.raw_size += _product(sum(len(codes) for _, codes in options) for options in per_thread)
+        canonical = 0
+        for combo in _canonical_combos(per_thread, (), ()):
             size = _product(len(codes) for _, codes in combo)
-            self.raw_size += size
-            if not canonical_order(sigs):
-                continue
-            self.canonical_size += size
-            self.canonical_by_partition[lengths] = self.canonical_by_partition.get(lengths, 0) + size
-            if statically_possible(sigs, self.bounds.values):
+            canonical += size
+            if statically_possible(tuple(sig for sig, _ in combo), self.bounds.values):
                 offset = self.segments[-1].offset + self.segments[-1].size if self.segments else 0
                 self.segments.append(Segment(lengths, tuple(codes for _, codes in combo), offset, size))
+        self.canonical_by_partition[lengths] = canonical
+        self.canonical_size += canonical
 
     def candidates(self, unit: Unit) -> Iterator[tuple[tuple[int, ...], Candidate]]:
         """(thread lengths, candidate) for every candidate of the unit, in order."""
@@ -234,6 +232,18 @@ class Space:
                 yield seg.lengths, _nth(seg.lists, index)
 
 
+def _canonical_combos(per_thread, prefix: tuple, order: tuple[int, ...]):
+    """Signature combinations (in product order) whose locations appear in
+    first-use order; a prefix that breaks the order is cut at once."""
+    if len(prefix) == len(per_thread):
+        yield prefix
+        return
+    for sig, codes in per_thread[len(prefix)]:
+        new = order + tuple(loc for loc in sig.first_use if loc not in order)
+        if new == tuple(range(len(new))):
+            yield from _canonical_combos(per_thread, prefix + ((sig, codes),), new)
+
+
 def _nth(lists: tuple[list[Code], ...], index: int) -> Candidate:
     """The index-th element of the product of `lists` (the last varies fastest)."""
     codes = []
@@ -245,7 +255,7 @@ def _nth(lists: tuple[list[Code], ...], index: int) -> Candidate:
 
 def _sig_key(sig: Signature) -> tuple:
     return (sig.first_use, sig.used, sig.nonstore, sig.xchg, sig.back, sig.writes,
-            sig.need_nonzero, sig.need_value)
+            sig.need_nonzero, sig.need_value, sig.written)
 
 
 def _product(numbers) -> int:

@@ -45,10 +45,15 @@ def label(model: str, fairness: str) -> str:
     return model if fairness == "none" else f"{model}/{fairness}"
 
 
+@lru_cache(maxsize=1)
+def _queries():
+    return tuple(queries_for(all_models()))
+
+
 def classify(candidate: Candidate) -> FoundTest:
     """The stored form of a test: its key, canonical hash and every verdict."""
     program = canonical.to_program(candidate)
-    report = check_program(program, queries_for(all_models()), witnesses=False)
+    report = check_program(program, list(_queries()), witnesses=False)
     verdicts = tuple((label(v.model, v.fairness), {True: "P", False: "F", None: "?"}[v.terminates])
                      for v in report.verdicts)
     return FoundTest(canonical.key(candidate), report.hash, verdicts)
