@@ -66,6 +66,20 @@ def test_checker_matches_cadp_on_every_test(cadp, programs):
     assert failing_unfair == [], "every synthesized test fails unfair by construction"
 
 
+def test_every_lasso_on_the_suite_is_a_witness(programs):
+    """Each "may not terminate" verdict's lasso replays in the oracle's semantics."""
+    queries = queries_for(all_models())
+    checked = 0
+    for name, program in programs.items():
+        for verdict in check_program(program, queries).verdicts:
+            if verdict.terminates is False:
+                fairness = "weak" if verdict.fairness == "none" else verdict.fairness
+                problems = brute.lasso_problems(program, verdict.model, fairness, verdict.witness)
+                assert problems == [], (name, verdict.model, verdict.fairness, problems)
+                checked += 1
+    assert checked > 3000
+
+
 def test_brute_force_oracle_matches_cadp(cadp, programs):
     """The property tests' oracle is itself right on the published suite."""
     verdicts = {name: brute.verdicts(p) for name, p in programs.items()}
