@@ -78,48 +78,60 @@ def _decide_all(program, explored: ProgramLTS, queries, budget, witnesses) -> li
     the same witness set (lassos may still differ in F along the path), and a
     weak pass implies a strong pass (SPEC section 4)."""
     n = len(program.threads)
-    products: dict[int, tuple] = {}
+    products: dict[int, _Annotated] = {}
+    fair_of: dict[str, tuple[list[int], tuple[int, ...]]] = {}
     answers: dict[tuple, list[int] | None] = {}
     weak_passes: set[str] = set()
     plans: dict = {}
     verdicts = []
     for query in queries:
-        memory = query.model.memory
+        model, memory = query.model, query.model.memory
         if id(memory) not in products:
-            lts = product(explored.lts, memory, n, budget)
-            found = cycles(lts)
-            products[id(memory)] = (lts, found, [s for c in found for s in c.states])
-        lts, found, cycle_states = products[id(memory)]
+            products[id(memory)] = _annotate(product(explored.lts, memory, n, budget))
+        annotated = products[id(memory)]
+        lts = annotated.lts
         fairness = WEAK if query.fairness == NO_FAIRNESS else query.fairness
-        if fairness == STRONG and query.model.name in weak_passes:
-            members, lasso = None, None
-        else:
-            fair = LazyFairSets(lts, query.model, n)
-            key = (id(memory), fairness, tuple(map(fair.__getitem__, cycle_states)))
+        members, lasso = None, None
+        if not (fairness == STRONG and model.name in weak_passes):
+            if model.name not in fair_of:
+                fair_of[model.name] = annotated.fair_sets(model, n)
+            fair, on_cycles = fair_of[model.name]
+            key = (id(memory), fairness, on_cycles)
             if key not in answers:
-                answers[key] = witness(lts, fair, fairness, found)
+                answers[key] = witness(lts, fair, fairness, annotated.cycles)
             members = answers[key]
-            lasso = None
             if members is not None and witnesses:
                 lasso = build_lasso(explored, lts, fair, members, fairness, plans)
         if members is None and fairness == WEAK:
-            weak_passes.add(query.model.name)
-        verdicts.append(Verdict(query.model.name, query.fairness, members is None, lts.size, lts.transitions, lasso))
+            weak_passes.add(model.name)
+        verdicts.append(Verdict(model.name, query.fairness, members is None, lts.size, lts.transitions, lasso))
     return verdicts
 
 
-class LazyFairSets(dict):
-    """F of each state of `lts` under `model`, computed when first looked up:
-    the checks only need F on cycles, the lassos on their paths."""
+class _Annotated(NamedTuple):
+    """An LTS with its cycles and its states grouped by (enabled, memory),
+    the only inputs of F: `kinds[g]` is the pair of every state s with
+    `group[s] == g`; `cycle_groups` are the groups met on cycles."""
 
-    def __init__(self, lts: LTS, model: ProgressModel, n_threads: int):
-        super().__init__()
-        self._args = (lts.enabled, lts.memory, model.fair, n_threads)
+    lts: LTS
+    cycles: list
+    group: list[int]
+    kinds: list[tuple]
+    cycle_groups: list[int]
 
-    def __missing__(self, state: int) -> int:
-        enabled, memory, fair, n = self._args
-        value = self[state] = fair(enabled[state], memory[state], n)
-        return value
+    def fair_sets(self, model: ProgressModel, n_threads: int) -> tuple[list[int], tuple[int, ...]]:
+        """F of every state, and F of each group met on a cycle."""
+        fair = model.fair
+        table = [fair(enabled, memory, n_threads) for enabled, memory in self.kinds]
+        return [table[g] for g in self.group], tuple([table[g] for g in self.cycle_groups])
+
+
+def _annotate(lts: LTS) -> _Annotated:
+    index: dict[tuple, int] = {}
+    group = [index.setdefault(pair, len(index)) for pair in zip(lts.enabled, lts.memory)]
+    found = cycles(lts)
+    cycle_groups = sorted({group[s] for c in found for s in c.states})
+    return _Annotated(lts, found, group, list(index), cycle_groups)
 
 
 def fair_sets(lts: LTS, model: ProgressModel, n_threads: int) -> list[int]:

@@ -34,8 +34,13 @@ def cycles(lts: LTS, nodes=None) -> list[Cycle]:
     succ = lts.succ
     found = []
     for component in sccs(succ, nodes):
-        if len(component) == 1 and all(dst != component[0] for _, dst in succ[component[0]]):
-            continue
+        if len(component) == 1:
+            node = component[0]
+            for _, dst in succ[node]:
+                if dst == node:
+                    break
+            else:
+                continue  # a single state without a self-loop
         component.sort()
         members = frozenset(component)
         steppers = 0

@@ -65,7 +65,7 @@ def build_lasso(program: ProgramLTS, lts: LTS, fair: list[int], members: list[in
         prefix = shortest_path(lts, entry)
         plan = plans[key] = (prefix, _loop(lts, fair, inside, entry, fairness))
     prefix, loop = plan
-    full_key = (key, tuple(fair[s] for s, _, _ in prefix))
+    full_key = (key, tuple([fair[s] for s, _, _ in prefix]))
     lasso = plans.get(full_key)
     if lasso is None:
         steps = tuple(_step(program, lts, fair, s, t) for s, t, _ in prefix + loop)
