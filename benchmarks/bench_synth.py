@@ -92,8 +92,16 @@ def markdown(rows: list[dict], meta: dict) -> str:
     base = sum(r["baseline_seconds"] for r in rows)
     lines = [
         "# Synthesizer benchmark (`benchmarks/bench_synth.py`)", "",
-        f"Machine: {meta['machine']}; Python {meta['python']}; {meta['cpus']} CPUs; date {meta['date']}.",
+        f"Machine: {meta['machine']}; Python {meta['python']}; {meta['cpus']} CPUs (shared with other jobs; "
+        f"load average {meta['load_average'][0]:.1f} at the end); date {meta['date']}.",
         f"Command: `{meta['command']}`", "",
+        "Times are in-process wall-clock seconds. *enum run* is what `progress synth` does (space, search, "
+        "classification of every test under all 11 verdicts, SQLite store in a temporary file) without the "
+        "interpreter start (~0.3 s) or `--export` (one file per test). *search* columns find the set of tests "
+        "only. The *baseline* (synth/baseline.py) is the straightforward enumeration: every program meeting "
+        "constraint 4 generated one at a time, skipped unless in canonical location order, and judged by the "
+        "reference judge (synth/constraints.py: `progress.lts.explore` + networkx, static checks first, first "
+        "violation only).", "",
         "| config | programs (c. 4) | up to renaming | after static pruning | tests | paper's tests (Alloy, 7-day limit) "
         "| enum run (s) | enum search (s) | baseline search (s) | z3 search (s) | engines agree |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
@@ -124,7 +132,12 @@ def main() -> None:
     parser.add_argument("--skip-z3", action="store_true")
     parser.add_argument("--baseline-limit", type=float, default=600.0)
     parser.add_argument("--out", default="docs/results")
+    parser.add_argument("--render", metavar="JSON", help="only rewrite synth.md from an earlier synth.json")
     args = parser.parse_args()
+    if args.render:
+        data = json.loads(Path(args.render).read_text())
+        (Path(args.out) / "synth.md").write_text(markdown(data["rows"], data["meta"]))
+        return
     rows = [measure(bounds, args) for bounds in CONFIGS]
     meta = {"machine": platform.platform(), "python": platform.python_version(), "cpus": os.cpu_count(),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
