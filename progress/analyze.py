@@ -101,7 +101,7 @@ def _decide_all(program, explored: ProgramLTS, queries, budget, witnesses) -> li
                 answers[key] = witness(lts, fair, fairness, annotated.cycles)
             members = answers[key]
             if members is not None and witnesses:
-                lasso = build_lasso(explored, lts, fair, members, fairness, plans)
+                lasso = build_lasso(explored, lts, fair, members, fairness, plans, on_cycles)
         if members is None and fairness == WEAK:
             weak_passes.add(model.name)
         verdicts.append(Verdict(model.name, query.fairness, members is None, lts.size, lts.transitions, lasso))

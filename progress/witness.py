@@ -53,22 +53,27 @@ Edge = tuple[int, int, int]  # (source, thread, destination)
 
 
 def build_lasso(program: ProgramLTS, lts: LTS, fair: list[int], members: list[int], fairness: str,
-                plans: dict | None = None) -> Lasso:
-    """The lasso for witness set `members`. `plans` caches the path and loop,
-    which depend only on F inside the witness set."""
+                plans: dict | None = None, fair_key=None) -> Lasso:
+    """The lasso for witness set `members` of `lts` under F = `fair`.
+
+    `plans` may be shared by the calls for one program: it caches paths,
+    loops and steps. `fair_key` must determine F on `members` (default: that
+    F itself); `analyze` passes F on the cycle groups, which it has at hand."""
     plans = {} if plans is None else plans
-    inside = set(members)
-    key = (id(lts), fairness, tuple(members), tuple(map(fair.__getitem__, members)))
+    if fair_key is None:
+        fair_key = tuple([fair[s] for s in members])
+    key = (id(lts), id(members), fairness, fair_key)
     plan = plans.get(key)
     if plan is None:
+        inside = set(members)
         entry = min(members)  # states are numbered breadth first: the closest one
         prefix = shortest_path(lts, entry)
-        plan = plans[key] = (prefix, _loop(lts, fair, inside, entry, fairness))
-    prefix, loop = plan
+        plan = plans[key] = (prefix, _loop(lts, fair, inside, entry, fairness), inside, members)
+    prefix, loop, inside, _ = plan
     full_key = (key, tuple([fair[s] for s, _, _ in prefix]))
     lasso = plans.get(full_key)
     if lasso is None:
-        steps = tuple(_step(program, lts, fair, s, t) for s, t, _ in prefix + loop)
+        steps = tuple([_step(program, lts, fair, s, t, plans) for s, t, _ in prefix + loop])
         lasso = plans[full_key] = _diagnose(lts, fair, inside, steps, loop, len(prefix), fairness)
     return lasso
 
@@ -153,11 +158,16 @@ def _unwind(parent: dict[int, Edge], start: int, end: int) -> list[Edge]:
     return path[::-1]
 
 
-def _step(program: ProgramLTS, lts: LTS, fair: list[int], state: int, thread: int) -> LassoStep:
-    raw = program.states[lts.origin[state]]
-    cells = len(program.machine.locations)
-    pcs = raw[cells:]
-    return LassoStep(tuple(zip(program.machine.locations, raw[:cells])), pcs, _threads(fair[state]), thread, pcs[thread])
+def _step(program: ProgramLTS, lts: LTS, fair: list[int], state: int, thread: int, cache: dict) -> LassoStep:
+    key = (id(lts), state, fair[state], thread)
+    step = cache.get(key)
+    if step is None:
+        raw = program.states[lts.origin[state]]
+        cells = len(program.machine.locations)
+        pcs = raw[cells:]
+        step = cache[key] = LassoStep(tuple(zip(program.machine.locations, raw[:cells])), pcs,
+                                      _threads(fair[state]), thread, pcs[thread])
+    return step
 
 
 @lru_cache(maxsize=256)
