@@ -27,7 +27,20 @@ def canonical_program(program: Program) -> Program:
 
 
 def canonical_text(program: Program) -> str:
-    return canonical_program(program).to_axb()
+    """`canonical_program(program).to_axb()`, written directly (it is hashed per test)."""
+    used: dict[str, str] = {}
+    lines = ["test canonical"]
+    body = []
+    for tid, thread in enumerate(program.threads):
+        body.append(f"thread {tid}")
+        n = len(thread)
+        for i in thread:
+            loc = used.setdefault(i.loc, f"l{len(used)}")
+            target = "end" if i.target == n else i.target
+            body.append(f"  AXB({loc}, {i.cmp}, {target}, {'true' if i.xchg else 'false'}, {i.val})")
+    lines += [f"init {loc} = {v}" for loc, v in sorted((used[loc], v) for loc, v in program.init
+                                                      if loc in used and v != 0)]
+    return "\n".join(lines + body) + "\n"
 
 
 def canonical_hash(program: Program) -> str:

@@ -7,11 +7,14 @@ the list's directory.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..errors import InputError, SourcePosition
 from ..parse import parse_program
 from ..program import Program
+
+_DIGITS = re.compile(r"(\d+)")
 
 
 def expand(paths: list[str]) -> list[Path]:
@@ -49,19 +52,12 @@ def _expand_list(listing: Path) -> list[Path]:
     return result
 
 
-def _natural(path: Path):
-    """Sort `2.axb` before `10.axb`."""
-    return [int(part) if part.isdigit() else part for part in _split_digits(str(path))]
-
-
-def _split_digits(text: str) -> list[str]:
-    parts, current = [], ""
-    for char in text:
-        if current and char.isdigit() != current[-1].isdigit():
-            parts.append(current)
-            current = ""
-        current += char
-    return parts + [current] if current else parts
+def _natural(path: Path) -> list:
+    """Sort `2.axb` before `10.axb`: text and numbers alternate, text first,
+    so keys always compare text with text and numbers with numbers."""
+    parts = _DIGITS.split(str(path))
+    parts[1::2] = map(int, parts[1::2])
+    return parts
 
 
 def read_text(path: Path) -> str:
