@@ -28,7 +28,7 @@ import time
 
 import z3
 
-from .space import Bounds, Candidate, Space, partitions
+from .space import Bounds, Candidate
 
 
 class Encoding:

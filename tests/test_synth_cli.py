@@ -156,3 +156,12 @@ def test_dask_scheduler_address(tmp_path, capsys, reference):
                            "--out", str(tmp_path / "d.db"), "--export", str(tmp_path / "x"))
     assert code == 0 and "complete:" in out
     assert tree(tmp_path / "x") == reference
+
+
+def test_z3_time_limit_keeps_partial_results_and_resumes(tmp_path, capsys, reference):
+    db = str(tmp_path / "z.db")
+    code, out, _ = run(capsys, *SMALL, "--engine", "z3", "--out", db, "--time-limit", "0.1")
+    assert code == 3 and "stopped at the time limit" in out
+    code, out, _ = run(capsys, *SMALL, "--engine", "z3", "--out", db, "--resume", "--export", str(tmp_path / "x"))
+    assert code == 0 and "complete:" in out and "solver answers: 164" in out
+    assert tree(tmp_path / "x") == reference

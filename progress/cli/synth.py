@@ -107,13 +107,20 @@ def _summary(outcome: Outcome, bounds: Bounds, path: Path, tests, elapsed: float
              f"<= {bounds.locations} locations, values 0..{bounds.values - 1}; engine {outcome.params['engine']}",
              f"space: {sizes['programs']} programs meeting constraint 4, {sizes['canonical']} up to renaming "
              f"locations, {sizes['after_static_pruning']} left after static pruning",
-             f"judged: {p.judged} candidates; tests found: {len(tests)}; time: {elapsed:.2f} s; stored in {path}"]
+             f"{_judged(outcome.params['engine'], p.judged)}; tests found: {len(tests)}; time: {elapsed:.2f} s; "
+             f"stored in {path}"]
     covered = f"{p.candidates_done} of {p.candidates_total} candidates ({_percent(p)})"
     lines.append({StopReason.EXHAUSTED: "complete: no other test exists within these bounds",
                   StopReason.TIME_LIMIT: f"stopped at the time limit: covered {covered}; continue with --resume",
                   StopReason.INTERRUPTED: f"interrupted: covered {covered}; continue with --resume"}[outcome.stop])
     lines += _table(tests)
     return "\n".join(lines)
+
+
+def _judged(engine: str, count: int) -> str:
+    if engine == "z3":
+        return f"solver answers: {count} (one per test, one unsat per partition)"
+    return f"judged: {count} candidates"
 
 
 def _percent(p) -> str:
