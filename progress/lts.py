@@ -57,7 +57,7 @@ class Budget:
 
     def charge(self, states: int) -> None:
         if self.max_states is not None and states > self.max_states:
-            raise Inconclusive(f"stopped at the state bound ({self.max_states} states)", states)
+            raise Inconclusive(f"stopped at the state bound of {self.max_states}", states)
         self._ticks += 1
         if self.deadline is not None and self._ticks % 256 == 0 and time.monotonic() > self.deadline:
             raise Inconclusive("stopped at the time limit", states)

@@ -46,6 +46,9 @@ def table(report: TestReport, path: str) -> str:
         strong = cells.get("strong") or cells.get(NO_FAIRNESS)
         size = max(v.states for v in cells.values())
         lines.append(f"  {model:<{width}}  {_cell(weak):<25}{_cell(strong):<25}{size}")
+    stopped = next((v for v in report.verdicts if v.terminates is None), None)
+    if stopped is not None:
+        lines.append(f"  inconclusive: {stopped.reason} ({stopped.states} states explored)")
     return "\n".join(lines)
 
 
