@@ -37,6 +37,7 @@ class CpuBackend:
             raise BackendUnavailable(f"the cpu backend needs a C compiler; {self.compiler!r} was not found")
         self.cache = cache_dir or Path(tempfile.gettempdir()) / "progress-gpu-cpu"
         self.guard_margin_s = guard_margin_s
+        self.programs: list[Program] = []
         self.executables: list[Path] = []
 
     def auto_instances(self, threads: int) -> int:
@@ -45,6 +46,7 @@ class CpuBackend:
     def prepare(self, programs: list[Program]) -> None:
         """Compile (or find in the cache) one executable per program."""
         self.cache.mkdir(parents=True, exist_ok=True)
+        self.programs = list(programs)
         self.executables = [self._compile(program_source(p)) for p in programs]
 
     def _compile(self, source: str) -> Path:

@@ -1,0 +1,3 @@
+import sys
+from progress.cli import main
+main(sys.argv[1:])

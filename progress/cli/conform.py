@@ -1,0 +1,51 @@
+"""`progress conform`: which progress models a device's results are consistent with."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..analyze import check_program, queries_for
+from ..errors import InputError
+from ..gpu import conform as conforming
+from ..gpu.results import parse_csv
+from ..registry import all_models
+from .inputs import load, read_text
+
+
+@click.command()
+@click.argument("results_csv", metavar="RESULTS", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--suite", "suites", multiple=True, required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Directory the results' test keys are relative to (repeatable; first match wins).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--max-states", type=click.IntRange(min=1), default=None,
+              help="Leave a test's verdict undecided past this many states.")
+def conform(results_csv, suites, fmt, max_states):
+    """For each model and fairness: the conformance tests that failed on the
+    device, and whether the device is "consistent with" or "violates" it.
+
+    RESULTS is a CSV written by `progress run`. Verdicts come from the
+    checker; tests of RESULTS found in no --suite directory are left out.
+    """
+    try:
+        heuristics, rows = parse_csv(read_text(results_csv))
+    except ValueError as error:
+        raise InputError(f"{results_csv}: {error}") from None
+    queries = queries_for(all_models())
+    verdicts, missing = {}, []
+    for key in rows:
+        path = next((d / key for d in suites if (d / key).is_file()), None)
+        if path is None:
+            missing.append(key)
+            continue
+        verdicts[key] = check_program(load(path), queries, max_states=max_states, witnesses=False).verdicts
+    report = conforming.conformance(heuristics, rows, verdicts)
+    if fmt == "json":
+        click.echo(json.dumps({"results": str(results_csv), "tests": len(verdicts), "not_in_suite": missing,
+                               "models": [conforming.as_dict(item) for item in report]}, indent=2))
+        return
+    click.echo(f"{results_csv}: {len(verdicts)} tests checked"
+               + (f", {len(missing)} not in the suite (left out)" if missing else ""))
+    click.echo(conforming.render_text(report, heuristics), nl=False)
