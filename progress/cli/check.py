@@ -9,7 +9,7 @@ from ..analyze import FAIRNESSES, check_program, queries_for
 from ..errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError
 from ..registry import all_models, find_model
 from ..report import lasso_text, report_json, table, verdict_line
-from .inputs import expand, load
+from .inputs import expand_each, load
 
 
 @click.command()
@@ -37,8 +37,10 @@ def check(paths, model_names, fairness, fmt, witness, max_states, time_limit):
     queries = queries_for(models, (fairness,) if fairness else FAIRNESSES)
     show_witness = witness if witness is not None else len(models) == 1
     tally = {"terminates": 0, "fails": 0, "inconclusive": 0, "tests": 0, "bad": 0}
-    for path in expand(list(paths)):
+    for path in expand_each(list(paths)):
         try:
+            if isinstance(path, InputError):
+                raise path
             program = load(path)
         except InputError as error:
             click.echo(error.render(), err=True)

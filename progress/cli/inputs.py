@@ -18,11 +18,25 @@ _DIGITS = re.compile(r"(\d+)")
 
 
 def expand(paths: list[str]) -> list[Path]:
-    """Every test file named by `paths`, in order, without repeats."""
-    found: dict[Path, None] = {}
+    """Every test file named by `paths`, in order, without repeats; the first
+    bad path raises its InputError."""
+    found = expand_each(paths)
+    for item in found:
+        if isinstance(item, InputError):
+            raise item
+    return found
+
+
+def expand_each(paths: list[str]) -> list[Path | InputError]:
+    """Like `expand`, but a bad path becomes its InputError in the list, so a
+    batch can report it and go on."""
+    found: dict[Path | InputError, None] = {}
     for raw in paths:
-        for path in _expand_one(raw):
-            found.setdefault(path, None)
+        try:
+            for path in _expand_one(raw):
+                found.setdefault(path, None)
+        except InputError as error:
+            found[error] = None
     return list(found)
 
 
