@@ -6,6 +6,7 @@ arithmetic as compiled code, time-outs, and the CSV/JSON/JSONL output.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -72,6 +73,7 @@ def test_cli_writes_csv_json_and_jsonl(tmp_path):
     assert out.read_text() == "test,plain,rr,chunked\npc_decreasing.axb,P,P,P\npc_increasing.axb,P,P,P\n"
     meta = json.loads(out.with_suffix(".json").read_text())
     assert meta["complete"] and meta["backend"] == "cpu" and meta["iterations"] == 2
+    assert meta["paths"] == [str(DATA)] and meta["tests"] == 2
     assert meta["deadline_s"] == 2.0 and meta["failed_tests"] == {"plain": 0, "rr": 0, "chunked": 0}
     details = [json.loads(line) for line in out.with_suffix(".jsonl").read_text().splitlines()]
     assert [(d["test"], d["heuristic"], d["workgroups"]) for d in details[:3]] == [
@@ -103,3 +105,21 @@ def test_cli_rejects_bad_options(tmp_path, args, capsys):
         main(["run", str(DATA), "--backend", "cpu", "-o", str(tmp_path / "x.csv"), *args])
     assert exit_info.value.code == 2
     assert "error" in capsys.readouterr().err
+
+
+def test_the_host_guard_kills_a_run_that_outlives_it(tmp_path):
+    from progress.gpu.cpu import CpuBackend
+    from progress.gpu.runner import DeviceHang
+    engine = CpuBackend(cache_dir=tmp_path, guard_margin_s=0.2)
+    with pytest.raises(DeviceHang) as error:
+        engine._execute(["sleep", "10"], 1, 0.01)
+    assert error.value.exit_code == 3
+
+
+def test_cuda_backend_without_cupy_is_a_usage_error(tmp_path, capsys):
+    if importlib.util.find_spec("cupy") is not None:
+        pytest.skip("CuPy is installed here; tests/test_gpu_cuda.py covers the backend")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(DATA), "--backend", "cuda", "-o", str(tmp_path / "x.csv")])
+    assert exit_info.value.code == 2
+    assert "needs CuPy and a CUDA GPU" in capsys.readouterr().err

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 from contextlib import ExitStack
 from datetime import datetime, timezone
@@ -48,7 +47,7 @@ def run(paths, backend, heuristics_text, iterations, deadline_text, instances_te
     todo = [(key, load(path)) for key, path in keyed if key not in done]
     engine = _backend(backend)
     engine.prepare([program for _, program in todo])
-    meta = results.metadata(engine.metadata(), settings, len(keyed), ["progress", "run", *sys.argv[2:]])
+    meta = results.metadata(engine.metadata(), settings, len(keyed), list(paths))
     started = time.monotonic()
     meta["started"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     _write_json(output.with_suffix(".json"), {**meta, "complete": False})

@@ -74,7 +74,7 @@ def detail(key: str, heuristic: str, outcome: Outcome) -> dict:
             "seconds": round(outcome.seconds, 4)}
 
 
-def metadata(backend_info: dict, settings: Settings, tests: int, argv: list[str]) -> dict:
+def metadata(backend_info: dict, settings: Settings, tests: int, paths: list[str]) -> dict:
     """The run's parameters and device, written before the first launch."""
     return {
         **backend_info,
@@ -88,7 +88,7 @@ def metadata(backend_info: dict, settings: Settings, tests: int, argv: list[str]
         "memory": "per instance L 32-bit cells, packed (no padding), reset before every iteration",
         "atomics": "exchange: atomic exchange; no exchange: value-preserving atomic OR with 0; relaxed",
         "tests": tests,
-        "command": argv,
+        "paths": paths,
     }
 
 
