@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 
 from .analyze import NO_FAIRNESS, TestReport, Verdict
 from .program import Program
@@ -169,5 +170,7 @@ def _ints(values) -> str:
     return ",".join(map(str, values))
 
 
+@lru_cache(maxsize=4096)
 def _string(text: str) -> str:
+    """A JSON string literal (names, fairness and locations repeat a lot)."""
     return json.dumps(text)
