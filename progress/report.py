@@ -15,9 +15,14 @@ INCONCLUSIVE = "inconclusive"
 
 
 def phrase(verdict: Verdict) -> str:
-    if verdict.terminates is None:
+    return phrase_of(verdict.terminates)
+
+
+def phrase_of(terminates: bool | None) -> str:
+    """The words for a verdict: True, False, or None (inconclusive)."""
+    if terminates is None:
         return INCONCLUSIVE
-    return TERMINATES if verdict.terminates else MAY_NOT
+    return TERMINATES if terminates else MAY_NOT
 
 
 def label(verdict: Verdict) -> str:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-
 import click
 
 from ..analyze import FAIRNESSES, check_program, queries_for
 from ..errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError
+from ..expect import expectations, mismatches
+from ..parse import parse_program
 from ..registry import all_models, find_model
-from ..report import lasso_text, report_json, table, verdict_line
-from .inputs import expand_each, load
+from ..report import lasso_text, phrase_of, report_json, table, verdict_line
+from .inputs import expand_each, read_text
 
 
 @click.command()
@@ -26,22 +27,27 @@ from .inputs import expand_each, load
               help="Stop a test's exploration past this many states (inconclusive, exit 3).")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="Stop a test's check after this many seconds (inconclusive, exit 3).")
-def check(paths, model_names, fairness, fmt, witness, max_states, time_limit):
+@click.option("--expect-header", is_flag=True,
+              help="Compare with each test's '# expect:' header line instead; exit 1 on any mismatch.")
+def check(paths, model_names, fairness, fmt, witness, max_states, time_limit, expect_header):
     """Decide whether each test is guaranteed to terminate.
 
     PATHS are .axb files, directories (searched recursively) or @LIST files.
     Exit status: 0 every verdict is "guaranteed to terminate", 1 some test may
-    not terminate, 2 bad input, 3 some check was inconclusive.
+    not terminate, 2 bad input, 3 some check was inconclusive. With
+    --expect-header: 0 every expectation holds, 1 some does not, 2 bad input.
     """
     models = [find_model(name) for name in model_names] or list(all_models())
     queries = queries_for(models, (fairness,) if fairness else FAIRNESSES)
     show_witness = witness if witness is not None else len(models) == 1
-    tally = {"terminates": 0, "fails": 0, "inconclusive": 0, "tests": 0, "bad": 0}
+    tally = {"terminates": 0, "fails": 0, "inconclusive": 0, "tests": 0, "bad": 0, "met": 0, "mismatched": 0}
     for path in expand_each(list(paths)):
         try:
             if isinstance(path, InputError):
                 raise path
-            program = load(path)
+            text = read_text(path)
+            program = parse_program(text, str(path))
+            expected = expectations(text, str(path)) if expect_header else None
         except InputError as error:
             click.echo(error.render(), err=True)
             tally["bad"] += 1
@@ -49,12 +55,26 @@ def check(paths, model_names, fairness, fmt, witness, max_states, time_limit):
         report = check_program(program, queries, max_states=max_states, time_limit=time_limit,
                                witnesses=show_witness or fmt == "json")
         _count(tally, report)
+        if expected is not None:
+            click.echo(_expectation_text(report, expected, tally), err=fmt == "json")
         if fmt == "json":
             click.echo(report_json(report, str(path)))
-        else:
+        elif expected is None:
             click.echo(_text(report, str(path), len(queries) == 1, show_witness))
-    click.echo(_summary(tally), err=fmt == "json")
-    raise SystemExit(_exit_code(tally))
+    click.echo(_summary(tally, expect_header), err=fmt == "json")
+    raise SystemExit(_exit_code(tally, expect_header))
+
+
+def _expectation_text(report, expected, tally) -> str:
+    """One line per test: all hold, or one line per unmet expectation."""
+    wrong = mismatches(report, expected)
+    tally["met"] += len(expected) - len(wrong)
+    tally["mismatched"] += len(wrong)
+    name = report.program.name
+    if not wrong:
+        return f"{name}: all {len(expected)} expected verdicts hold"
+    return "\n".join(f"{name}: {model} {fairness}: expected {phrase_of(want)}, got {phrase_of(got)}"
+                     for model, fairness, want, got in wrong)
 
 
 def _count(tally, report) -> None:
@@ -78,17 +98,21 @@ def _text(report, path: str, single: bool, show_witness: bool) -> str:
     return "\n".join(lines)
 
 
-def _summary(tally) -> str:
+def _summary(tally, expect_header: bool = False) -> str:
     text = (f"checked {tally['tests']} test(s): {tally['terminates']} verdict(s) guaranteed to terminate, "
             f"{tally['fails']} may not terminate, {tally['inconclusive']} inconclusive")
+    if expect_header:
+        text += f"; expectations: {tally['met']} hold, {tally['mismatched']} do not"
     if tally["bad"]:
         text += f"; {tally['bad']} file(s) with bad input"
     return text
 
 
-def _exit_code(tally) -> int:
+def _exit_code(tally, expect_header: bool = False) -> int:
     if tally["bad"]:
         return EXIT_USAGE
+    if expect_header:
+        return EXIT_FAIL if tally["mismatched"] else EXIT_OK
     if tally["fails"]:
         return EXIT_FAIL
     if tally["inconclusive"]:

@@ -1,0 +1,59 @@
+"""Expected verdicts written in a test's header comment:
+
+    # expect: unfair F | fair/weak P | fair/strong P | HSA/weak F | ...
+
+`P` = guaranteed to terminate, `F` = may not terminate; a model without
+fairness (unfair) is written without `/weak` or `/strong`. Pure: text in,
+dicts out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .analyze import NO_FAIRNESS, TestReport
+from .errors import InputError
+from .source import error_at, source_lines
+
+_LINE = re.compile(r"^[ \t]*#[ \t]*expect:(.*)$", re.MULTILINE)
+_CELL = re.compile(r"^[ \t]*([^/\s|]+)(?:/(weak|strong))?[ \t]+([PF])[ \t]*$")
+
+Key = tuple[str, str]  # (model, fairness), fairness "weak", "strong" or "none"
+
+
+def expectations(text: str, path: str) -> dict[Key, bool]:
+    """The header's expectations, or an InputError at the offending spot
+    (no `# expect:` line, two of them, or a cell that does not read)."""
+    lines = source_lines(text)
+    found = list(_LINE.finditer(text))
+    if len(found) != 1:
+        problem = "no '# expect:' line" if not found else "more than one '# expect:' line"
+        line = 1 if not found else text.count("\n", 0, found[1].start()) + 1
+        raise error_at(f"{problem} (needed by --expect-header)", line, 1, lines, path)
+    match = found[0]
+    line = text.count("\n", 0, match.start()) + 1
+    result: dict[Key, bool] = {}
+    offset = match.start(1) - match.start()
+    for cell in match.group(1).split("|"):
+        parsed = _CELL.match(cell)
+        if parsed is None:
+            raise error_at(f"cannot read the expectation {cell.strip()!r} (want e.g. 'OBE/weak P')",
+                           line, offset + len(cell) - len(cell.lstrip()) + 1, lines, path)
+        model, fairness, verdict = parsed.groups()
+        result[(model.upper(), fairness or NO_FAIRNESS)] = verdict == "P"
+        offset += len(cell) + 1
+    return result
+
+
+def mismatches(report: TestReport, expected: dict[Key, bool]) -> list[tuple[str, str, bool, bool | None]]:
+    """(model, fairness, expected, got) for every expectation the report does
+    not meet; an expectation no verdict answers counts as got None."""
+    got = {(v.model.upper(), v.fairness): v for v in report.verdicts}
+    wrong = []
+    for (model, fairness), want in expected.items():
+        verdict = got.get((model, fairness))
+        value = None if verdict is None else verdict.terminates
+        if value != want:
+            name = verdict.model if verdict is not None else model
+            wrong.append((name, fairness, want, value))
+    return wrong

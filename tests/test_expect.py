@@ -1,0 +1,58 @@
+"""`progress check --expect-header`: the header's verdicts, compared."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from progress.errors import InputError
+from progress.expect import expectations
+
+ALL_HOLD = "all 11 expected verdicts hold"
+
+
+def run(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "progress", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_reads_cells_with_and_without_fairness():
+    text = "test t\n# expect: unfair F | fair/weak P | HSA+OBE/strong F\nthread 0\n  AXB(x, 0, end, true, 1)\n"
+    assert expectations(text, "t.axb") == {("UNFAIR", "none"): False, ("FAIR", "weak"): True,
+                                           ("HSA+OBE", "strong"): False}
+
+
+@pytest.mark.parametrize("text, message, where", [
+    ("thread 0\n  AXB(x, 0, end, true, 1)\n", "no '# expect:' line", "t.axb:1:1"),
+    ("# expect: fair/weak P\n# expect: fair/weak P\nthread 0\n AXB(x,0,end,true,1)\n",
+     "more than one '# expect:' line", "t.axb:2:1"),
+    ("# expect: fair/weak P | OBE/weak X\nthread 0\n AXB(x,0,end,true,1)\n",
+     "cannot read the expectation 'OBE/weak X'", "t.axb:1:25"),
+])
+def test_bad_headers_are_positioned_errors(text, message, where):
+    with pytest.raises(InputError) as caught:
+        expectations(text, "t.axb")
+    assert caught.value.render().startswith(f"{where}: error: {message}")
+
+
+def test_the_shipped_corpus_meets_its_headers(repo):
+    done = run("check", "litmus", "--expect-header", cwd=repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count(ALL_HOLD) == len(list((repo / "litmus").rglob("*.axb")))
+    assert "expectations: 143 hold, 0 do not" in done.stdout
+
+
+def test_a_flipped_expectation_is_reported_and_exits_1(repo, tmp_path):
+    text = (repo / "litmus/paper/mutex.axb").read_text().replace("OBE/weak P", "OBE/weak F", 1)
+    (tmp_path / "mutex.axb").write_text(text)
+    done = run("check", "mutex.axb", "--expect-header", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "mutex: OBE weak: expected may not terminate, got guaranteed to terminate" in done.stdout
+    assert "expectations: 10 hold, 1 do not" in done.stdout
+
+
+def test_a_missing_header_is_bad_input(tmp_path):
+    (tmp_path / "plain.axb").write_text("thread 0\n  AXB(x, 0, end, true, 1)\n")
+    done = run("check", "plain.axb", "--expect-header", cwd=tmp_path)
+    assert done.returncode == 2 and "plain.axb:1:1: error: no '# expect:' line" in done.stderr
