@@ -1,0 +1,135 @@
+"""The import rules of docs/ARCHITECTURE.md, checked statically with `ast`.
+
+Every `import` statement is read, including those inside functions, so a lazy
+import cannot slip past. The checker core may import only the standard
+library, other core modules and (in `grammar.py` alone) lark, which rules out
+click, z3, CUDA, matplotlib, Dask, rich and printing, directly or through
+another project module. Each heavy dependency has one owning module.
+`tests/test_check_imports.py` checks the same at run time for `progress check`.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+# Source directory -> the package it is installed as (pyproject's package-dir).
+PACKAGES = {"progress": "progress", "models": "progress.models", "synth": "progress.synth"}
+
+CORE_NAMES = ("parse", "grammar", "program", "semantics", "lts", "graph", "check", "witness",
+              "analyze", "report", "registry", "canonical", "source", "errors")
+CORE_FILES = tuple(
+    [Path("progress/__init__.py")]
+    + [Path(f"progress/{name}.py") for name in CORE_NAMES]
+    + sorted(path.relative_to(REPO) for path in (REPO / "models").glob("*.py"))
+)
+
+FORBIDDEN_IN_CORE = ("click", "z3", "cupy", "pycuda", "numba", "matplotlib", "dask",
+                     "distributed", "rich", "pprint", "logging")
+
+OWNERS = {
+    "lark": "progress/grammar.py",
+    "z3": "synth/z3_engine.py",
+    "dask": "synth/distributed.py",
+    "distributed": "synth/distributed.py",
+    "cupy": "progress/gpu/cuda.py",
+    "matplotlib": "progress/plot.py",
+}
+
+
+def module_name(path: Path) -> str:
+    """The dotted name a source file is installed as."""
+    package = PACKAGES[path.parts[0]]
+    rest = list(path.with_suffix("").parts[1:])
+    if rest[-1] == "__init__":
+        rest.pop()
+    return ".".join([package, *rest])
+
+
+def imported(path: Path) -> list[tuple[int, str]]:
+    """(line, absolute module name) for every import in `path`; `from X import y`
+    yields X and X.y, since y may be a submodule."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse((REPO / path).read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            found.append((node.lineno, base))
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found
+
+
+def source_files() -> list[Path]:
+    return sorted(path.relative_to(REPO) for root in PACKAGES for path in (REPO / root).rglob("*.py"))
+
+
+def allowed_in_core(target: str, project: set[str]) -> bool:
+    """A project module must be a core one; `X.y` that is no module is a name
+    imported from X, and X is checked on its own."""
+    return target in {module_name(path) for path in CORE_FILES} or target not in project
+
+
+def test_the_scan_sees_the_package():
+    assert Path("progress/check.py") in source_files()
+    assert any(target == "progress.graph" for _, target in imported(Path("progress/check.py")))
+    assert any(target == "progress" for _, target in imported(Path("progress/cli/__init__.py")))
+    assert module_name(Path("models/obe.py")) == "progress.models.obe"
+    assert any(target == "progress.models.base" for _, target in imported(Path("models/obe.py")))
+
+
+@pytest.mark.parametrize("path", CORE_FILES, ids=str)
+def test_core_imports_only_stdlib_core_and_lark(path):
+    project = {module_name(source) for source in source_files()}
+    bad = []
+    for line, target in imported(path):
+        top = target.split(".")[0]
+        if top in sys.stdlib_module_names and top not in FORBIDDEN_IN_CORE:
+            continue
+        if top == "lark" and str(path) == OWNERS["lark"]:
+            continue
+        if top == "progress" and allowed_in_core(target, project):
+            continue
+        bad.append(f"{path}:{line}: {target}")
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("path", CORE_FILES, ids=str)
+def test_core_does_not_print(path):
+    tree = ast.parse((REPO / path).read_text(encoding="utf-8"))
+    bad = [f"{path}:{node.lineno}: {ast.unparse(node)}" for node in ast.walk(tree)
+           if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print")
+           or (isinstance(node, ast.Attribute) and node.attr in ("stdout", "stderr")
+               and isinstance(node.value, ast.Name) and node.value.id == "sys")]
+    assert not bad, bad
+
+
+def test_each_heavy_dependency_has_one_owner():
+    users: dict[str, set[str]] = {dependency: set() for dependency in OWNERS}
+    for path in source_files():
+        for _, target in imported(path):
+            if target.split(".")[0] in users:
+                users[target.split(".")[0]].add(str(path))
+    strays = {dependency: found - {OWNERS[dependency]} for dependency, found in users.items()}
+    assert not any(strays.values()), strays
+    # The owners are seen importing them (`distributed` comes in as dask.distributed).
+    assert all(users[dependency] for dependency in OWNERS if dependency != "distributed"), users
+
+
+def test_nothing_outside_the_cli_imports_the_cli():
+    """`python -m progress` (`progress/__main__.py`) is the one other entry point."""
+    entry = (Path("progress/__main__.py"),)
+    bad = [f"{path}:{line}: {target}" for path in source_files()
+           if path.parts[:2] != ("progress", "cli") and path not in entry
+           for line, target in imported(path) if target.startswith("progress.cli")]
+    assert not bad, bad
