@@ -2,12 +2,13 @@
 then per model the share of tests distinguishing for it, weak and strong.
 
 Only `progress classify --plot` imports this module (matplotlib is heavy).
-Output is deterministic: no timestamps, fixed SVG ids.
+Output is deterministic: no timestamps, fixed SVG ids. It returns bytes and
+writes no file (`progress/cli/classify.py` does).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import io
 
 from .analyze import NO_FAIRNESS
 from .check import STRONG, WEAK
@@ -35,8 +36,8 @@ def shares(matrix: Matrix, classification: Classification) -> tuple[list[str], d
     return labels, values
 
 
-def draw_shares(matrix: Matrix, classification: Classification, path: Path) -> None:
-    """Write the chart to `path` (.png or .svg)."""
+def draw_shares(matrix: Matrix, classification: Classification, fmt: str) -> bytes:
+    """The chart as a `fmt` ("png" or "svg") file's bytes; writing it is the caller's job."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -45,25 +46,33 @@ def draw_shares(matrix: Matrix, classification: Classification, path: Path) -> N
     labels, values = shares(matrix, classification)
     with matplotlib.rc_context({"svg.hashsalt": "progress", "font.size": 10}):
         figure, axes = pyplot.subplots(figsize=(6.4, 3.6), dpi=120)
-        positions = range(len(labels))
-        bottom = [0.0] * len(labels)
-        for fairness in (WEAK, STRONG):
-            heights = values[fairness]
-            bars = axes.bar(positions, heights, bottom=bottom, color=COLOURS[fairness], width=0.6,
-                            label=fairness)
-            for bar, height, base in zip(bars, heights, bottom):
-                if height >= 3:
-                    axes.text(bar.get_x() + bar.get_width() / 2, base + height / 2, f"{height:.0f}%",
-                              ha="center", va="center", color="white", fontsize=8)
-            bottom = [b + h for b, h in zip(bottom, heights)]
-        axes.axvline(0.5, color="grey", linewidth=0.8, linestyle=":")
-        axes.set_xticks(list(positions), labels)
-        axes.set_ylabel("% of all tests")
-        axes.set_ylim(0, 100)
-        axes.set_title(f"{classification.tests} tests: weak/strong split, then distinguishing tests "
-                       f"({classification.rule} rule)", fontsize=9)
-        axes.legend(frameon=False, fontsize=8)
-        figure.tight_layout()
-        metadata = {"Date": None} if path.suffix.lower() == ".svg" else {"Software": None}
-        figure.savefig(path, format=path.suffix.lower()[1:], metadata=metadata)
-        pyplot.close(figure)
+        try:
+            _stack_bars(axes, labels, values)
+            axes.set_title(f"{classification.tests} tests: weak/strong split, then distinguishing tests "
+                           f"({classification.rule} rule)", fontsize=9)
+            figure.tight_layout()
+            out = io.BytesIO()
+            figure.savefig(out, format=fmt, metadata={"Date": None} if fmt == "svg" else {"Software": None})
+        finally:
+            pyplot.close(figure)
+    return out.getvalue()
+
+
+def _stack_bars(axes, labels: list[str], values: dict[str, list[float]]) -> None:
+    """Weak bars with strong ones on top, each labelled with its percentage when
+    there is room; a dotted line after the first bar (all tests)."""
+    positions = range(len(labels))
+    bottom = [0.0] * len(labels)
+    for fairness in (WEAK, STRONG):
+        heights = values[fairness]
+        bars = axes.bar(positions, heights, bottom=bottom, color=COLOURS[fairness], width=0.6, label=fairness)
+        for bar, height, base in zip(bars, heights, bottom):
+            if height >= 3:
+                axes.text(bar.get_x() + bar.get_width() / 2, base + height / 2, f"{height:.0f}%",
+                          ha="center", va="center", color="white", fontsize=8)
+        bottom = [b + h for b, h in zip(bottom, heights)]
+    axes.axvline(0.5, color="grey", linewidth=0.8, linestyle=":")
+    axes.set_xticks(list(positions), labels)
+    axes.set_ylabel("% of all tests")
+    axes.set_ylim(0, 100)
+    axes.legend(frameon=False, fontsize=8)

@@ -13,7 +13,8 @@ from ..classify import LATTICE, RULES, Classification, Column, Matrix, classify,
 from ..errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
 from ..registry import all_models
 from ..tables import FORMATS, mismatch_line, parse_verdict_csv, render_classification, render_matrix
-from .inputs import expand, load, read_text
+from .inputs import expand, load, read_text, suite_names
+from .outputs import write_file
 
 
 @click.command("classify")
@@ -55,7 +56,7 @@ def classify_command(paths, rule, fmt, matrix, output, suites, plot, expect, max
     classification = classify(verdicts, models, rule)
     text = render_matrix(verdicts, fmt) if matrix else render_classification(classification, fmt)
     if output is not None:
-        write_text(output, text)
+        write_file(output, text)
     elif expected is None:
         click.echo(text, nl=False)
     if suites is not None:
@@ -63,7 +64,7 @@ def classify_command(paths, rule, fmt, matrix, output, suites, plot, expect, max
     if plot is not None:
         from ..plot import draw_shares  # matplotlib: only when asked for
 
-        draw_shares(verdicts, classification, plot)
+        write_file(plot, draw_shares(verdicts, classification, plot.suffix.lower()[1:]))
     mismatches = _report_expect(verdicts, expected, expect) if expected is not None else 0
     inconclusive = sum(cell is None for row in verdicts.rows for cell in row.cells)
     click.echo(f"classified {len(verdicts.rows)} test(s), {rule} rule; {inconclusive} inconclusive verdict(s)"
@@ -117,40 +118,18 @@ class _progress:
         return False
 
 
-def suite_names(paths: list[str], files: list[Path]) -> list[str]:
-    """Each file's path relative to the inputs' common directory (a directory
-    argument counts as itself, a file or @list entry as its directory), with `/`."""
-    anchors = []
-    for raw in paths:
-        path = Path(raw)
-        if not raw.startswith("@") and path.is_dir():
-            anchors.append(os.path.abspath(path))
-        else:
-            anchors += [os.path.abspath(f.parent) for f in expand([raw])]
-    root = os.path.commonpath(anchors) if anchors else os.getcwd()
-    return [Path(os.path.relpath(os.path.abspath(f), root)).as_posix() for f in files]
-
-
-def write_text(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
-
-
 def write_suites(directory: Path, classification: Classification, locations: dict[str, Path]) -> None:
     """One @list file per row and kind, its paths relative to its own directory."""
     for kind in ("conformance", "distinguishing"):
         folder = directory / kind
         for row in classification.rows:
-            tests = getattr(row, kind)
+            tests = row.conformance if kind == "conformance" else row.distinguishing
             name = Column(row.model, row.fairness).label.replace("/", "-")
             header = (f"# {kind} tests of {Column(row.model, row.fairness).label}, "
                       f"{classification.rule} rule: {len(tests)} of {classification.tests}\n")
             base = os.path.abspath(folder)
             lines = [Path(os.path.relpath(os.path.abspath(locations[t]), base)).as_posix() for t in tests]
-            write_text(folder / f"{name}.txt", header + "".join(line + "\n" for line in lines))
+            write_file(folder / f"{name}.txt", header + "".join(line + "\n" for line in lines))
 
 
 def _report_expect(verdicts: Matrix, expected: dict, path: Path) -> int:

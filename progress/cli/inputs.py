@@ -7,6 +7,7 @@ the list's directory.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -93,3 +94,17 @@ def read_text(path: Path) -> str:
 
 def load(path: Path) -> Program:
     return parse_program(read_text(path), str(path))
+
+
+def suite_names(paths: list[str], files: list[Path]) -> list[str]:
+    """Each file's path relative to the inputs' common directory (a directory
+    argument counts as itself, a file or @list entry as its directory), with `/`."""
+    anchors = []
+    for raw in paths:
+        path = Path(raw)
+        if not raw.startswith("@") and path.is_dir():
+            anchors.append(os.path.abspath(path))
+        else:
+            anchors += [os.path.abspath(f.parent) for f in expand([raw])]
+    root = os.path.commonpath(anchors) if anchors else os.getcwd()
+    return [Path(os.path.relpath(os.path.abspath(f), root)).as_posix() for f in files]

@@ -12,8 +12,8 @@ from ..canonical import canonical_text
 from ..errors import EXIT_OK, InputError, UsageError
 from ..promela import to_promela
 from ..registry import find_model
-from .classify import suite_names, write_text
-from .inputs import expand, load, read_text
+from .inputs import expand, load, read_text, suite_names
+from .outputs import write_file
 
 SUFFIX = {"axb": ".axb", "artifact": ".txt", "promela": ".pml"}
 
@@ -90,10 +90,10 @@ def _write_all(raw: list[str], files: list[Path], texts: list[str], output: Path
         if output is None:
             click.echo(texts[0], nl=False)
         else:
-            write_text(output, texts[0])
+            write_file(output, texts[0])
         return
     if output is None:
         raise UsageError("several inputs need -o DIRECTORY")
     for name, text in zip(suite_names(raw, files), texts):
-        write_text(output / Path(name).with_suffix(suffix), text)
+        write_file(output / Path(name).with_suffix(suffix), text)
     click.echo(f"wrote {len(texts)} file(s) under {output}", err=True)

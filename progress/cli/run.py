@@ -16,6 +16,7 @@ from ..errors import UsageError
 from ..gpu import results
 from ..gpu.runner import Settings, parse_duration, parse_heuristics, run_tests
 from .inputs import expand, load, read_text
+from .outputs import write_file
 
 
 @click.command()
@@ -137,4 +138,4 @@ def _progress() -> Progress:
 
 
 def _write_json(path: Path, data: dict) -> None:
-    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_file(path, json.dumps(data, indent=2, sort_keys=True) + "\n")

@@ -13,6 +13,7 @@ from ..draw import picture, to_dot, to_text
 from ..errors import EXIT_OK, UsageError
 from ..registry import find_model
 from .inputs import load
+from .outputs import write_file
 
 FORMATS = ("text", "dot", "svg", "png")
 
@@ -69,8 +70,4 @@ def _emit(data: bytes, output: Path | None) -> None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_bytes(data)
-    except OSError as error:
-        raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
+    write_file(output, data)

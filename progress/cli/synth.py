@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 import time
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from ..synth.driver import DEFAULT_ENGINE, Outcome, Settings, StopReason, open_r
 from ..synth.space import UNIT_SIZE, Bounds
 from ..synth.store import Store
 from ..synth.work import ENGINES
+from .outputs import writing
 
 EXIT_INTERRUPTED = 130
 
@@ -53,7 +55,7 @@ def synth(threads, instructions, locations, values, engine, out, export_dir, tim
     bounds = Bounds(threads, instructions, locations, values)
     settings = Settings(bounds, engine, time_limit, workers, scheduler, throttle, unit_size)
     path = Path(out or f"synth-{bounds.label}.db")
-    with Store(path) as store:
+    with _open_store(path) as store:
         open_run(store, settings, resume)
         started = time.monotonic()
         outcome = _run_with_progress(store, settings)
@@ -140,14 +142,24 @@ def _table(tests) -> list[str]:
     return lines
 
 
+def _open_store(path: Path) -> Store:
+    """The run's database, its directory made; a file that cannot be one is a usage error."""
+    with writing(path):
+        try:
+            return Store(path)
+        except sqlite3.Error as error:
+            raise UsageError(f"cannot use {path} as the run's database: {error}") from None
+
+
 def _write_export(root: Path, files: list[tuple[str, str]]) -> int:
     """Write the files; remove numbered .axb files left by an earlier, larger export."""
     written = {root / name for name, _ in files}
-    for target in {path.parent for path in written}:
-        target.mkdir(parents=True, exist_ok=True)
-        for stale in target.glob("*.axb"):
-            if re.fullmatch(r"\d+\.axb", stale.name) and stale not in written:
-                stale.unlink()
-    for name, text in files:
-        (root / name).write_text(text, encoding="utf-8")
+    with writing(root):
+        for target in sorted({path.parent for path in written}):
+            target.mkdir(parents=True, exist_ok=True)
+            for stale in target.glob("*.axb"):
+                if re.fullmatch(r"\d+\.axb", stale.name) and stale not in written:
+                    stale.unlink()
+        for name, text in files:
+            (root / name).write_text(text, encoding="utf-8")
     return len(files) - 1
