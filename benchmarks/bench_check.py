@@ -85,7 +85,7 @@ def _markdown(result: dict) -> str:
         "# Checker speed: the whole OOPSLA'21 suite",
         "",
         f"`{result['command']}`: {result['tests']} tests, {result['verdicts']} verdicts with witnesses,",
-        f"one fresh process per run, start-up included, modules byte-compiled as by an install.",
+        "one fresh process per run, start-up included, modules byte-compiled as by an install.",
         f"Target: under {result['target_s']} s.",
         f"Machine: {result['machine']['cpus']} CPUs, Python {result['machine']['python']}, "
         f"1-min load average {result['machine']['load_average_1min']:.2f} at the end.",

@@ -11,9 +11,8 @@ from typing import Callable, Iterable, Iterator
 
 from progress.errors import UsageError
 
-from .space import Bounds
+from .space import UNIT_SIZE, Bounds
 from .store import Store, UnitResult
-from .space import UNIT_SIZE
 from .work import ENGINES, run_units, space_for, unit_sizes
 
 FORMAT = 1

@@ -14,7 +14,7 @@ import brute
 import progress.registry as registry
 from progress.analyze import check_program, queries_for
 from progress.contract import check_model_contract
-from progress.models.base import NONE, STARTED, Memory, ProgressModel, lowest
+from progress.models.base import NONE, Memory, ProgressModel, lowest
 from progress.parse import parse_program
 
 BUILT_INS = ("unfair", "fair", "HSA", "OBE", "HSA+OBE", "LOBE")

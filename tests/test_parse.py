@@ -8,7 +8,6 @@ nothing but InputError may escape, and `to_axb()` must round-trip.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
