@@ -28,6 +28,9 @@ def conform(results_csv, suites, fmt, max_states):
 
     RESULTS is a CSV written by `progress run`. Verdicts come from the
     checker; tests of RESULTS found in no --suite directory are left out.
+
+    Exit status: 0 the report was printed (also when the device violates a
+    model), 2 bad input.
     """
     try:
         heuristics, rows = parse_csv(read_text(results_csv))

@@ -9,7 +9,11 @@ from ..registry import all_models
 
 @click.command()
 def models():
-    """List the registered progress models with their fair sets F."""
+    """List the registered progress models with their fair sets F.
+
+    One line per model, in registry order: its name, its F, and (above: ...) the
+    models immediately below it in the fairness order.
+    """
     registered = all_models()
     width = max(len(m.name) for m in registered)
     for model in registered:

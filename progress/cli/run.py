@@ -41,6 +41,9 @@ def run(paths, backend, heuristics_text, iterations, deadline_text, instances_te
     is its path relative to the directory named (or to the @LIST's directory),
     else the path as given.
     Rows are written as they complete, so an interrupted run keeps its rows.
+
+    Exit status: 0 the run completed (whatever the tests did), 2 bad input or
+    no usable backend, 3 the host's wall-clock guard stopped a launch.
     """
     settings = _settings(heuristics_text, iterations, deadline_text, instances_text)
     keyed = _keyed_paths(list(paths))

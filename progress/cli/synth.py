@@ -48,7 +48,8 @@ def synth(threads, instructions, locations, values, engine, out, export_dir, tim
     location-renaming class, classify it under every model, and prove that
     no other exists (or say how much was covered).
 
-    Exit status: 0 complete, 3 stopped at the time limit, 130 interrupted.
+    Exit status: 0 complete, 2 bad usage, 3 stopped at the time limit,
+    130 interrupted.
     """
     if instructions < threads:
         raise UsageError(f"--instructions {instructions} < --threads {threads}: every thread needs one")
