@@ -47,3 +47,34 @@ def test_expect_header_keeps_a_cell_naming_an_unregistered_model(repo, tmp_path)
     status, out, _ = run("check", "mutex.axb", "--expect-header", cwd=tmp_path)
     assert status == 1
     assert "NOPE weak" in out and "expectations: 11 hold, 1 do not" in out
+
+
+def test_a_directory_without_tests_is_bad_input_for_every_reader(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "readme.txt").write_text("not a test\n")
+    for command in (["check"], ["classify"], ["export"], ["run", "--backend", "cpu", "-o", "r.csv"]):
+        status, out, err = run(*command, "notes", cwd=tmp_path)
+        assert status == 2, (command, out, err)
+        assert "error: no .axb files in directory notes" in err and "Traceback" not in err
+    assert not (tmp_path / "r.csv").exists()
+
+
+def test_a_directory_without_tests_does_not_stop_a_check_batch(repo, tmp_path):
+    (tmp_path / "empty").mkdir()
+    status, out, err = run("check", "empty", repo / "litmus/paper/mutex.axb", "--model", "OBE", "--weak",
+                           cwd=tmp_path)
+    assert status == 2
+    assert "mutex: OBE weak: guaranteed to terminate" in out and "1 file(s) with bad input" in out
+
+
+def test_an_empty_path_is_not_the_current_directory(repo):
+    status, out, err = run("check", "", cwd=repo)
+    assert status == 2
+    assert "error: an empty path names no test" in err
+    assert "checked 0 test(s)" in out
+
+
+def test_conform_refuses_a_suite_directory_that_does_not_exist(tmp_path):
+    (tmp_path / "results.csv").write_text("test,plain\nt.axb,P\n")
+    status, _, err = run("conform", "results.csv", "--suite", "nothere", cwd=tmp_path)
+    assert status == 2 and "'nothere' does not exist" in err and "Traceback" not in err

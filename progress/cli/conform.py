@@ -17,7 +17,7 @@ from .inputs import load, read_text
 
 @click.command()
 @click.argument("results_csv", metavar="RESULTS", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--suite", "suites", multiple=True, required=True, type=click.Path(file_okay=False, path_type=Path),
+@click.option("--suite", "suites", multiple=True, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Directory the results' test keys are relative to (repeatable; first match wins).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--max-states", type=click.IntRange(min=1), default=None,

@@ -1,8 +1,8 @@
 """Turn command-line paths into test files and Programs.
 
-A path is a `.axb` file, a directory (every `.axb` below it, sorted), or
-`@FILE`: a list of paths, one per line (`#` comments allowed), relative to
-the list's directory.
+A path is a `.axb` file, a directory (every `.axb` below it, sorted; a
+directory without any is an error), or `@FILE`: a list of paths, one per line
+(`#` comments allowed), relative to the list's directory.
 """
 
 from __future__ import annotations
@@ -42,11 +42,16 @@ def expand_each(paths: list[str]) -> list[Path | InputError]:
 
 
 def _expand_one(raw: str) -> list[Path]:
+    if not raw.strip():
+        raise InputError("an empty path names no test (it is not the current directory)")
     if raw.startswith("@"):
         return _expand_list(Path(raw[1:]))
     path = Path(raw)
     if path.is_dir():
-        return sorted(path.rglob("*.axb"), key=_natural)
+        found = sorted(path.rglob("*.axb"), key=_natural)
+        if not found:
+            raise InputError(f"no .axb files in directory {raw}")
+        return found
     if not path.exists():
         raise InputError(f"no such file or directory: {raw}")
     return [path]
