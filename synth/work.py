@@ -11,6 +11,7 @@ import time
 from functools import lru_cache
 
 from progress.analyze import check_program, queries_for
+from progress.classify import Column, cell_text
 from progress.registry import all_models
 
 from . import canonical
@@ -41,10 +42,6 @@ def unit_sizes(engine: str, bounds: Bounds, unit_size: int = UNIT_SIZE) -> list[
     return [unit.size for unit in space.units]
 
 
-def label(model: str, fairness: str) -> str:
-    return model if fairness == "none" else f"{model}/{fairness}"
-
-
 @lru_cache(maxsize=1)
 def _queries():
     return tuple(queries_for(all_models()))
@@ -54,8 +51,7 @@ def classify(candidate: Candidate) -> FoundTest:
     """The stored form of a test: its key, canonical hash and every verdict."""
     program = canonical.to_program(candidate)
     report = check_program(program, list(_queries()), witnesses=False)
-    verdicts = tuple((label(v.model, v.fairness), {True: "P", False: "F", None: "?"}[v.terminates])
-                     for v in report.verdicts)
+    verdicts = tuple((Column(v.model, v.fairness).label, cell_text(v.terminates)) for v in report.verdicts)
     return FoundTest(canonical.key(candidate), report.hash, verdicts)
 
 
