@@ -39,22 +39,18 @@ def shares(matrix: Matrix, classification: Classification) -> tuple[list[str], d
 def draw_shares(matrix: Matrix, classification: Classification, fmt: str) -> bytes:
     """The chart as a `fmt` ("png" or "svg") file's bytes; writing it is the caller's job."""
     import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
+    from matplotlib.figure import Figure  # no pyplot: no global figure registry or backend switch
 
     labels, values = shares(matrix, classification)
+    out = io.BytesIO()
     with matplotlib.rc_context({"svg.hashsalt": "progress", "font.size": 10}):
-        figure, axes = pyplot.subplots(figsize=(6.4, 3.6), dpi=120)
-        try:
-            _stack_bars(axes, labels, values)
-            axes.set_title(f"{classification.tests} tests: weak/strong split, then distinguishing tests "
-                           f"({classification.rule} rule)", fontsize=9)
-            figure.tight_layout()
-            out = io.BytesIO()
-            figure.savefig(out, format=fmt, metadata={"Date": None} if fmt == "svg" else {"Software": None})
-        finally:
-            pyplot.close(figure)
+        figure = Figure(figsize=(6.4, 3.6), dpi=120)
+        axes = figure.subplots()
+        _stack_bars(axes, labels, values)
+        axes.set_title(f"{classification.tests} tests: weak/strong split, then distinguishing tests "
+                       f"({classification.rule} rule)", fontsize=9)
+        figure.tight_layout()
+        figure.savefig(out, format=fmt, metadata={"Date": None} if fmt == "svg" else {"Software": None})
     return out.getvalue()
 
 
