@@ -78,3 +78,9 @@ def test_conform_refuses_a_suite_directory_that_does_not_exist(tmp_path):
     (tmp_path / "results.csv").write_text("test,plain\nt.axb,P\n")
     status, _, err = run("conform", "results.csv", "--suite", "nothere", cwd=tmp_path)
     assert status == 2 and "'nothere' does not exist" in err and "Traceback" not in err
+
+
+def test_synth_with_a_malformed_scheduler_address_is_a_usage_error(tmp_path):
+    status, _, err = run("synth", "-t", "2", "-i", "2", "--out", "run.db", "--scheduler", "nonsense", cwd=tmp_path)
+    assert status == 2 and "Traceback" not in err
+    assert "error: --scheduler nonsense: missing port number" in err and "--resume" in err

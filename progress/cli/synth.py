@@ -59,7 +59,7 @@ def synth(threads, instructions, locations, values, engine, out, export_dir, tim
     with _open_store(path) as store:
         open_run(store, settings, resume)
         started = time.monotonic()
-        outcome = _run_with_progress(store, settings)
+        outcome = _run_reaching_scheduler(store, settings)
         elapsed = store.params().get("elapsed", 0.0) + time.monotonic() - started
         store.set_params({"elapsed": round(elapsed, 3)})
         tests = store.tests()
@@ -69,6 +69,18 @@ def synth(threads, instructions, locations, values, engine, out, export_dir, tim
         click.echo(f"exported {written} test(s) to {Path(export_dir) / bounds.label}")
     raise SystemExit({StopReason.EXHAUSTED: EXIT_OK, StopReason.TIME_LIMIT: EXIT_INCONCLUSIVE,
                       StopReason.INTERRUPTED: EXIT_INTERRUPTED}[outcome.stop])
+
+
+def _run_reaching_scheduler(store: Store, settings: Settings) -> Outcome:
+    """The run; with --scheduler, an address Dask cannot parse or reach is a
+    usage error (what was done is kept for --resume), not a traceback."""
+    if not settings.scheduler:
+        return _run_with_progress(store, settings)
+    try:
+        return _run_with_progress(store, settings)
+    except (OSError, ValueError) as error:
+        raise UsageError(f"--scheduler {settings.scheduler}: {error} (the run in {store.path} is kept: "
+                         "continue it with --resume)") from None
 
 
 def _run_with_progress(store: Store, settings: Settings) -> Outcome:
