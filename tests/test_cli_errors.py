@@ -84,3 +84,13 @@ def test_synth_with_a_malformed_scheduler_address_is_a_usage_error(tmp_path):
     status, _, err = run("synth", "-t", "2", "-i", "2", "--out", "run.db", "--scheduler", "nonsense", cwd=tmp_path)
     assert status == 2 and "Traceback" not in err
     assert "error: --scheduler nonsense: missing port number" in err and "--resume" in err
+
+
+def test_a_model_named_twice_is_checked_once(repo):
+    status, out, _ = run("check", "litmus/paper/mutex.axb", "--model", "HSA", "--model", "hsa", "--weak",
+                         "--format", "json", cwd=repo)
+    assert status == 1
+    assert out.count('"model":"HSA"') == 1
+    status, out, _ = run("check", "litmus/paper/mutex.axb", "-m", "HSA", "-m", "hsa", "--weak", cwd=repo)
+    assert out.startswith("mutex: HSA weak: may not terminate (8 states, 10 transitions)")
+    assert "1 may not terminate" in out

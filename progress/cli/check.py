@@ -37,7 +37,7 @@ def check(paths, model_names, fairness, fmt, witness, max_states, time_limit, ex
     not terminate, 2 bad input, 3 some check was inconclusive. With
     --expect-header: 0 every expectation holds, 1 some does not, 2 bad input.
     """
-    models = [find_model(name) for name in model_names] or list(all_models())
+    models = list(dict.fromkeys(find_model(name) for name in model_names)) or list(all_models())
     queries = queries_for(models, (fairness,) if fairness else FAIRNESSES)
     show_witness = witness if witness is not None else len(models) == 1
     tally = {"terminates": 0, "fails": 0, "inconclusive": 0, "tests": 0, "bad": 0, "met": 0, "mismatched": 0}
