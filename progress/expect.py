@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 
 from .analyze import NO_FAIRNESS, TestReport
-from .errors import InputError
 from .source import error_at, source_lines
 
 _LINE = re.compile(r"^[ \t]*#[ \t]*expect:(.*)$", re.MULTILINE)
