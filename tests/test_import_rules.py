@@ -4,7 +4,8 @@ Every `import` statement is read, including those inside functions, so a lazy
 import cannot slip past. The checker core may import only the standard
 library, other core modules and (in `grammar.py` alone) lark, which rules out
 click, z3, CUDA, matplotlib, Dask, rich and printing, directly or through
-another project module. Each heavy dependency has one owning module.
+another project module. Each heavy dependency has one owning module, and
+only `progress/cli/` prints or uses click and rich.
 `tests/test_check_imports.py` checks the same at run time for `progress check`.
 """
 
@@ -104,13 +105,29 @@ def test_core_imports_only_stdlib_core_and_lark(path):
     assert not bad, bad
 
 
+def printing(path: Path) -> list[str]:
+    """Calls of `print` and uses of `sys.stdout` / `sys.stderr` in `path`."""
+    tree = ast.parse((REPO / path).read_text(encoding="utf-8"))
+    return [f"{path}:{node.lineno}: {ast.unparse(node)}" for node in ast.walk(tree)
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print")
+            or (isinstance(node, ast.Attribute) and node.attr in ("stdout", "stderr")
+                and isinstance(node.value, ast.Name) and node.value.id == "sys")]
+
+
+def test_the_scan_sees_printing():
+    assert printing(Path("progress/cli/show.py"))
+
+
 @pytest.mark.parametrize("path", CORE_FILES, ids=str)
 def test_core_does_not_print(path):
-    tree = ast.parse((REPO / path).read_text(encoding="utf-8"))
-    bad = [f"{path}:{node.lineno}: {ast.unparse(node)}" for node in ast.walk(tree)
-           if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print")
-           or (isinstance(node, ast.Attribute) and node.attr in ("stdout", "stderr")
-               and isinstance(node.value, ast.Name) and node.value.id == "sys")]
+    assert not printing(path)
+
+
+def test_only_the_cli_prints_or_uses_click_and_rich():
+    outside = [path for path in source_files() if path.parts[:2] != ("progress", "cli")]
+    bad = [line for path in outside for line in printing(path)]
+    bad += [f"{path}:{line}: {target}" for path in outside for line, target in imported(path)
+            if target.split(".")[0] in ("click", "rich")]
     assert not bad, bad
 
 
