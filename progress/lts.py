@@ -8,7 +8,6 @@ state's successors are listed by increasing thread id, one per enabled thread.
 from __future__ import annotations
 
 import time
-from collections import deque
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Hashable
