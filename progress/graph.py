@@ -12,14 +12,7 @@ from typing import Iterable
 def sccs(succ: list[list[tuple[int, int]]], nodes: Iterable[int] | None = None) -> list[list[int]]:
     """SCCs of the subgraph induced by `nodes` (default: every state)."""
     n = len(succ)
-    if nodes is None:
-        allowed = bytearray(b"\x01") * n
-        roots: Iterable[int] = range(n)
-    else:
-        roots = sorted(nodes)
-        allowed = bytearray(n)
-        for node in roots:
-            allowed[node] = 1
+    roots, allowed = _restriction(n, nodes)
     index = [-1] * n
     low = [0] * n
     on_stack = bytearray(n)
@@ -53,15 +46,30 @@ def sccs(succ: list[list[tuple[int, int]]], nodes: Iterable[int] | None = None) 
                 if work and low[node] < low[work[-1][0]]:
                     low[work[-1][0]] = low[node]
                 if low[node] == index[node]:
-                    component = []
-                    while True:
-                        member = stack.pop()
-                        on_stack[member] = 0
-                        component.append(member)
-                        if member == node:
-                            break
-                    result.append(component)
+                    result.append(_pop_component(stack, on_stack, node))
     return result
+
+
+def _restriction(n: int, nodes: Iterable[int] | None) -> tuple[Iterable[int], bytearray]:
+    """The roots to start from, in order, and a mask of the allowed states."""
+    if nodes is None:
+        return range(n), bytearray(b"\x01") * n
+    roots = sorted(nodes)
+    allowed = bytearray(n)
+    for node in roots:
+        allowed[node] = 1
+    return roots, allowed
+
+
+def _pop_component(stack: list[int], on_stack: bytearray, root: int) -> list[int]:
+    """Pop the states above and including `root`: one finished SCC."""
+    component = []
+    while True:
+        member = stack.pop()
+        on_stack[member] = 0
+        component.append(member)
+        if member == root:
+            return component
 
 
 def has_internal_edge(succ: list[list[tuple[int, int]]], component: list[int]) -> bool:
