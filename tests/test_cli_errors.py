@@ -94,3 +94,18 @@ def test_a_model_named_twice_is_checked_once(repo):
     status, out, _ = run("check", "litmus/paper/mutex.axb", "-m", "HSA", "-m", "hsa", "--weak", cwd=repo)
     assert out.startswith("mutex: HSA weak: may not terminate (8 states, 10 transitions)")
     assert "1 may not terminate" in out
+
+
+def test_a_bad_list_entry_is_reported_and_the_rest_of_the_list_is_checked(repo, tmp_path):
+    (tmp_path / "mine.list").write_text(f"{repo / 'litmus/paper/mutex.axb'}\nnothere.axb   # a typo\n")
+    status, out, err = run("check", "@mine.list", "--model", "OBE", "--weak", cwd=tmp_path)
+    assert status == 2
+    assert "mine.list:2:1: error: no such file or directory: nothere.axb" in err
+    assert "mutex: OBE weak: guaranteed to terminate" in out
+    assert "checked 1 test(s)" in out and "1 file(s) with bad input" in out
+
+
+def test_a_list_naming_nothing_is_bad_input(tmp_path):
+    (tmp_path / "empty.list").write_text("# only a comment\n\n")
+    status, out, err = run("check", "@empty.list", cwd=tmp_path)
+    assert status == 2 and "error: the list empty.list names no test" in err

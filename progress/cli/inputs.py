@@ -41,7 +41,7 @@ def expand_each(paths: list[str]) -> list[Path | InputError]:
     return list(found)
 
 
-def _expand_one(raw: str) -> list[Path]:
+def _expand_one(raw: str) -> list[Path | InputError]:
     if not raw.strip():
         raise InputError("an empty path names no test (it is not the current directory)")
     if raw.startswith("@"):
@@ -57,18 +57,28 @@ def _expand_one(raw: str) -> list[Path]:
     return [path]
 
 
-def _expand_list(listing: Path) -> list[Path]:
+def _expand_list(listing: Path) -> list[Path | InputError]:
+    """The list's files in order; a bad entry becomes its InputError (positioned
+    in the list when it does not exist) and the other entries still count."""
     text = read_text(listing)
-    result = []
+    result: list[Path | InputError] = []
+    entries = 0
     for number, line in enumerate(text.splitlines(), 1):
         entry = line.split("#", 1)[0].strip()
         if not entry:
             continue
+        entries += 1
         target = listing.parent / entry
         if not target.exists():
-            raise InputError(f"no such file or directory: {entry}",
-                             SourcePosition(str(listing), number, line.index(entry) + 1, line))
-        result += _expand_one(str(target))
+            result.append(InputError(f"no such file or directory: {entry}",
+                                     SourcePosition(str(listing), number, line.index(entry) + 1, line)))
+            continue
+        try:
+            result += _expand_one(str(target))
+        except InputError as error:
+            result.append(error)
+    if not entries:
+        raise InputError(f"the list {listing} names no test")
     return result
 
 
