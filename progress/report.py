@@ -35,8 +35,12 @@ def verdict_line(report: TestReport, verdict: Verdict) -> str:
     if verdict.terminates is None:
         detail = f"{verdict.reason}, {verdict.states} states explored"
     else:
-        detail = f"{verdict.states} states, {verdict.transitions} transitions"
+        detail = f"{_count(verdict.states, 'state')}, {_count(verdict.transitions, 'transition')}"
     return f"{report.program.name}: {label(verdict)}: {phrase(verdict)} ({detail})"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def table(report: TestReport, path: str) -> str:

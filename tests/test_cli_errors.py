@@ -7,6 +7,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 MUTEX_HEADER_OK = "mutex: all 1 expected verdicts hold"
 
 
@@ -109,3 +111,31 @@ def test_a_list_naming_nothing_is_bad_input(tmp_path):
     (tmp_path / "empty.list").write_text("# only a comment\n\n")
     status, out, err = run("check", "@empty.list", cwd=tmp_path)
     assert status == 2 and "error: the list empty.list names no test" in err
+
+
+def test_weak_and_strong_together_is_a_usage_error(repo):
+    done = subprocess.run([sys.executable, "-m", "progress", "check", "litmus/paper/mutex.axb", "--weak", "--strong"],
+                          capture_output=True, text=True, cwd=repo)
+    assert done.returncode == 2 and "--weak and --strong exclude each other" in done.stderr
+
+
+def test_a_time_limit_of_nan_is_a_usage_error(repo):
+    done = subprocess.run([sys.executable, "-m", "progress", "check", "litmus/paper/mutex.axb", "--time-limit", "nan"],
+                          capture_output=True, text=True, cwd=repo)
+    assert done.returncode == 2 and "--time-limit must be a finite number" in done.stderr
+
+
+def test_a_plug_in_that_cannot_load_is_named(monkeypatch):
+    from importlib.metadata import EntryPoint
+
+    from progress import registry
+    from progress.errors import UsageError
+
+    broken = EntryPoint("broken", "my_models.nope:MODEL", registry.GROUP)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [broken])
+    registry.all_models.cache_clear()
+    try:
+        with pytest.raises(UsageError, match=r"entry point 'broken' \(my_models.nope:MODEL\) cannot be loaded"):
+            registry.all_models()
+    finally:
+        registry.all_models.cache_clear()

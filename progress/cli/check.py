@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import click
 
 from ..analyze import FAIRNESSES, check_program, queries_for
-from ..errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError
+from ..errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
 from ..expect import expectations, mismatches
 from ..parse import parse_program
 from ..registry import all_models, find_model
@@ -17,8 +19,8 @@ from .inputs import expand_each, read_text
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--model", "-m", "model_names", multiple=True, metavar="MODEL",
               help="Check under this model only (repeatable). Default: every registered model.")
-@click.option("--weak", "fairness", flag_value="weak", help="Weak fairness only.")
-@click.option("--strong", "fairness", flag_value="strong", help="Strong fairness only.")
+@click.option("--weak", is_flag=True, help="Weak fairness only.")
+@click.option("--strong", is_flag=True, help="Strong fairness only.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text, or JSON Lines (one object per test).")
 @click.option("--witness/--no-witness", default=None,
@@ -29,7 +31,7 @@ from .inputs import expand_each, read_text
               help="Stop a test's check after this many seconds (inconclusive, exit 3).")
 @click.option("--expect-header", is_flag=True,
               help="Compare with each test's '# expect:' header line instead; exit 1 on any mismatch.")
-def check(paths, model_names, fairness, fmt, witness, max_states, time_limit, expect_header):
+def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit, expect_header):
     """Decide whether each test is guaranteed to terminate.
 
     PATHS are .axb files, directories (searched recursively) or @LIST files.
@@ -38,6 +40,11 @@ def check(paths, model_names, fairness, fmt, witness, max_states, time_limit, ex
     --expect-header: 0 every expectation holds, 1 some does not, 2 bad input.
     """
     models = list(dict.fromkeys(find_model(name) for name in model_names)) or list(all_models())
+    if weak and strong:
+        raise UsageError("--weak and --strong exclude each other (give neither for both)")
+    if time_limit is not None and not math.isfinite(time_limit):
+        raise UsageError(f"--time-limit must be a finite number of seconds, not {time_limit}")
+    fairness = "weak" if weak else "strong" if strong else None
     queries = queries_for(models, (fairness,) if fairness else FAIRNESSES)
     show_witness = witness if witness is not None else len(models) == 1
     tally = {"terminates": 0, "fails": 0, "inconclusive": 0, "tests": 0, "bad": 0, "met": 0, "mismatched": 0}
