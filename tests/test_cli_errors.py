@@ -139,3 +139,17 @@ def test_a_plug_in_that_cannot_load_is_named(monkeypatch):
             registry.all_models()
     finally:
         registry.all_models.cache_clear()
+
+
+def test_show_refuses_to_write_a_png_to_a_terminal(repo):
+    import os
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run([sys.executable, "-m", "progress", "show", "litmus/paper/mutex.axb", "-m", "HSA",
+                               "--format", "png"], stdout=follower, stderr=subprocess.PIPE, text=True, cwd=repo)
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert done.returncode == 2 and "a PNG is binary: give -o FILE.png" in done.stderr

@@ -37,6 +37,8 @@ def show(path, model_name, fairness, fmt, output, max_states):
     Exit status: 0 drawn, 2 bad input or Graphviz missing, 3 state bound hit.
     """
     fmt = fmt or _format_from(output)
+    if fmt == "png" and output is None and sys.stdout.isatty():
+        raise UsageError("a PNG is binary: give -o FILE.png (or redirect standard output)")
     model = find_model(model_name)
     pic = picture(load(path), model, fairness, max_states)
     if fmt == "text":
