@@ -70,11 +70,3 @@ def _pop_component(stack: list[int], on_stack: bytearray, root: int) -> list[int
         component.append(member)
         if member == root:
             return component
-
-
-def has_internal_edge(succ: list[list[tuple[int, int]]], component: list[int]) -> bool:
-    """Whether some edge runs between two states of `component` (a cycle)."""
-    if len(component) > 1:
-        return True
-    node = component[0]
-    return any(dst == node for _, dst in succ[node])

@@ -81,6 +81,7 @@ def explore(machine: Machine, budget: Budget | None = None) -> ProgramLTS:
             if pc >= lengths[t]:
                 continue
             mask |= 1 << t
+            # Machine.step, inlined: this loop is the checker's hottest
             loc, cmp, target, xchg, val = code[t][pc]
             new = list(state)
             if xchg:
