@@ -51,14 +51,21 @@ def main() -> None:
     baseline = [sys.executable, "-c", "pass"]
     # Byte-compile the package as a normal install does (this environment may
     # set PYTHONDONTWRITEBYTECODE, which would recompile every module per run).
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "progress"), str(REPO / "models")],
-                   check=True)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "progress"), str(REPO / "models")], check=True)
     timed(check)  # warm the file cache
     rows = {}
-    for name, command in (("interpreter start-up (python3 -c pass)", baseline), ("progress check suite --format json", check)):
+    for name, command in (
+        ("interpreter start-up (python3 -c pass)", baseline),
+        ("progress check suite --format json", check),
+    ):
         times, digests = measure(command, args.runs)
-        rows[name] = {"median_s": statistics.median(times), "min_s": min(times), "max_s": max(times),
-                      "runs": args.runs, "distinct_outputs": len(digests)}
+        rows[name] = {
+            "median_s": statistics.median(times),
+            "min_s": min(times),
+            "max_s": max(times),
+            "runs": args.runs,
+            "distinct_outputs": len(digests),
+        }
     _, out = timed(check)
     lines = out.decode().splitlines()
     result = {
@@ -66,8 +73,11 @@ def main() -> None:
         "tests": len(lines),
         "verdicts": sum(len(json.loads(line)["results"]) for line in lines),
         "target_s": TARGET_SECONDS,
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "load_average_1min": os.getloadavg()[0]},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "load_average_1min": os.getloadavg()[0],
+        },
         "rows": rows,
     }
     check_row = rows["progress check suite --format json"]
@@ -94,10 +104,17 @@ def _markdown(result: dict) -> str:
         "|---|---|---|---|---|---|",
     ]
     for name, row in result["rows"].items():
-        lines.append(f"| {name} | {row['median_s']:.3f} | {row['min_s']:.3f} | {row['max_s']:.3f} | "
-                     f"{row['runs']} | {row['distinct_outputs']} |")
-    lines += ["", f"Ratio of the check to bare interpreter start-up, same run: {result['ratio_to_startup']:.2f}x.",
-              "", "Reproduce: `python3 benchmarks/bench_check.py`.", ""]
+        lines.append(
+            f"| {name} | {row['median_s']:.3f} | {row['min_s']:.3f} | {row['max_s']:.3f} | "
+            f"{row['runs']} | {row['distinct_outputs']} |"
+        )
+    lines += [
+        "",
+        f"Ratio of the check to bare interpreter start-up, same run: {result['ratio_to_startup']:.2f}x.",
+        "",
+        "Reproduce: `python3 benchmarks/bench_check.py`.",
+        "",
+    ]
     return "\n".join(lines)
 
 

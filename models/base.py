@@ -13,8 +13,8 @@ so reuse `NONE` or `STARTED` where they fit.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Callable, Hashable
 
 
 @dataclass(frozen=True, eq=False)

@@ -59,8 +59,14 @@ def queries_for(models, fairnesses=FAIRNESSES) -> list[Query]:
     return queries
 
 
-def check_program(program: Program, queries: list[Query], *, max_states: int | None = None,
-                  time_limit: float | None = None, witnesses: bool = True) -> TestReport:
+def check_program(
+    program: Program,
+    queries: list[Query],
+    *,
+    max_states: int | None = None,
+    time_limit: float | None = None,
+    witnesses: bool = True,
+) -> TestReport:
     budget = Budget(max_states, time_limit)
     digest = canonical_hash(program)
     try:
@@ -138,4 +144,3 @@ def fair_sets(lts: LTS, model: ProgressModel, n_threads: int) -> list[int]:
     """F of every state of `lts` under `model`."""
     fair = model.fair
     return [fair(enabled, memory, n_threads) for enabled, memory in zip(lts.enabled, lts.memory)]
-

@@ -46,8 +46,10 @@ def parse_artifact(text: str, path: str, name: str) -> Program:
             continue
         instr = _INSTR.match(line)
         if instr is None:
-            raise InputError("expected THREAD<n>, atomic_exch_branch(l, c, x, t), atomic_chk_branch(l, c, t) "
-                             "or atomic_store(l, v)", position)
+            raise InputError(
+                "expected THREAD<n>, atomic_exch_branch(l, c, x, t), atomic_chk_branch(l, c, t) or atomic_store(l, v)",
+                position,
+            )
         if not threads:
             raise InputError("instruction before the first THREAD line", position)
         args = [a.strip() for a in instr.group(2).split(",")]
@@ -70,8 +72,9 @@ def _instr(op: str, args: list[str], index: int, length: int, position: SourcePo
         if end_ok and text.upper() == END:
             return length
         if not text.isdigit():
-            raise InputError(f"{what} must be a non-negative integer{' or END' if end_ok else ''}, not {text!r}",
-                             position)
+            raise InputError(
+                f"{what} must be a non-negative integer{' or END' if end_ok else ''}, not {text!r}", position
+            )
         value = int(text)
         limit = length if end_ok else MAX_VALUE
         if value > limit:
@@ -83,8 +86,9 @@ def _instr(op: str, args: list[str], index: int, length: int, position: SourcePo
         return Instr(loc, 0, index + 1, True, number(args[1], "value"))
     if op == "atomic_chk_branch":
         return Instr(loc, number(args[1], "compare value"), number(args[2], "target", True), False, 0)
-    return Instr(loc, number(args[1], "compare value"), number(args[3], "target", True), True,
-                 number(args[2], "exchange value"))
+    return Instr(
+        loc, number(args[1], "compare value"), number(args[3], "target", True), True, number(args[2], "exchange value")
+    )
 
 
 def to_artifact(program: Program) -> str:

@@ -19,8 +19,7 @@ def canonical_program(program: Program) -> Program:
         for ins in thread:
             used.setdefault(ins.loc, f"l{len(used)}")
     threads = tuple(
-        tuple(Instr(used[i.loc], i.cmp, i.target, i.xchg, i.val) for i in thread)
-        for thread in program.threads
+        tuple(Instr(used[i.loc], i.cmp, i.target, i.xchg, i.val) for i in thread) for thread in program.threads
     )
     init = tuple(sorted((used[loc], v) for loc, v in program.init if loc in used and v != 0))
     return Program("canonical", threads, init)
@@ -38,8 +37,9 @@ def canonical_text(program: Program) -> str:
             loc = used.setdefault(i.loc, f"l{len(used)}")
             target = "end" if i.target == n else i.target
             body.append(f"  AXB({loc}, {i.cmp}, {target}, {'true' if i.xchg else 'false'}, {i.val})")
-    lines += [f"init {loc} = {v}" for loc, v in sorted((used[loc], v) for loc, v in program.init
-                                                      if loc in used and v != 0)]
+    lines += [
+        f"init {loc} = {v}" for loc, v in sorted((used[loc], v) for loc, v in program.init if loc in used and v != 0)
+    ]
     return "\n".join(lines + body) + "\n"
 
 

@@ -127,8 +127,11 @@ def strictly_below(point: Column, columns: tuple[Column, ...], closure: dict[str
     """The columns strictly below `point` in the product order (module docstring)."""
     lower_models = closure[point.model]
     level = FAIRNESS_ORDER[point.fairness]
-    return [c for c in columns if c != point and c.model in lower_models
-            and (c.fairness == NO_FAIRNESS or FAIRNESS_ORDER[c.fairness] <= level)]
+    return [
+        c
+        for c in columns
+        if c != point and c.model in lower_models and (c.fairness == NO_FAIRNESS or FAIRNESS_ORDER[c.fairness] <= level)
+    ]
 
 
 def lattice_order(models: list[ProgressModel], columns: tuple[Column, ...]) -> list[Column]:
@@ -145,8 +148,9 @@ def lattice_rule(matrix: Matrix, models: list[ProgressModel]) -> Classification:
         index = matrix.columns.index(point)
         lower = [matrix.columns.index(c) for c in strictly_below(point, matrix.columns, closure)]
         conformance = [r.test for r in matrix.rows if r.cells[index] is True]
-        distinguishing = [r.test for r in matrix.rows
-                          if r.cells[index] is True and all(r.cells[i] is False for i in lower)]
+        distinguishing = [
+            r.test for r in matrix.rows if r.cells[index] is True and all(r.cells[i] is False for i in lower)
+        ]
         rows.append(ClassRow(point.model, point.fairness, tuple(conformance), tuple(distinguishing)))
     return Classification(LATTICE, len(matrix.rows), tuple(rows))
 
@@ -181,8 +185,9 @@ def paper_rule(matrix: Matrix, models: list[ProgressModel]) -> Classification:
     for fairness in (WEAK, STRONG):
         for name in names:
             members = [t for lower in names if lower in closure[name] for t in credit[(lower, fairness)]]
-            rows.append(ClassRow(name, fairness, tuple(sorted(members, key=order.__getitem__)),
-                                 tuple(credit[(name, fairness)])))
+            rows.append(
+                ClassRow(name, fairness, tuple(sorted(members, key=order.__getitem__)), tuple(credit[(name, fairness)]))
+            )
     return Classification(PAPER, len(matrix.rows), tuple(rows))
 
 

@@ -23,18 +23,20 @@ Pure: no printing, no files; imports the registry only when `known` is None.
 from __future__ import annotations
 
 import copy
-from typing import Hashable, Iterable
+from collections.abc import Hashable, Iterable
 
 from .models.base import ProgressModel
 
 
-def check_model_contract(model: ProgressModel, known: Iterable[str] | None = None,
-                         max_threads: int = 4, max_memories: int = 256) -> None:
+def check_model_contract(
+    model: ProgressModel, known: Iterable[str] | None = None, max_threads: int = 4, max_memories: int = 256
+) -> None:
     """Raise AssertionError naming the first broken rule; return None if all hold."""
     _require(isinstance(model, ProgressModel), f"{model!r} is not a ProgressModel")
     _require(isinstance(model.name, str) and model.name.strip() != "", f"model name {model.name!r} is empty")
-    _require(isinstance(model.definition, str) and model.definition != "",
-             f"model {model.name!r} has no one-line definition")
+    _require(
+        isinstance(model.definition, str) and model.definition != "", f"model {model.name!r} has no one-line definition"
+    )
     _check_below(model, known)
     for n in range(1, max_threads + 1):
         for memory in _memories(model, n, max_memories):
@@ -54,8 +56,11 @@ def _check_below(model: ProgressModel, known: Iterable[str] | None) -> None:
         known = [m.name for m in all_models()]
     names = set(known)
     for name in model.below:
-        _require(name in names, f"model {model.name!r}: 'below' names {name!r}, which is not a registered model "
-                                f"(known: {', '.join(sorted(names))})")
+        _require(
+            name in names,
+            f"model {model.name!r}: 'below' names {name!r}, which is not a registered model "
+            f"(known: {', '.join(sorted(names))})",
+        )
     _require(model.name not in model.below, f"model {model.name!r} is listed below itself")
 
 
@@ -73,8 +78,10 @@ def _memories(model: ProgressModel, n: int, limit: int) -> list[Hashable]:
             before = copy.deepcopy(current)
             nxt = memory.after(current, t)
             _require(_same(current, before), f"model {model.name!r}: memory.after({before!r}, {t}) mutated its input")
-            _require(_same(nxt, memory.after(current, t)),
-                     f"model {model.name!r}: memory.after({current!r}, {t}) is not deterministic")
+            _require(
+                _same(nxt, memory.after(current, t)),
+                f"model {model.name!r}: memory.after({current!r}, {t}) is not deterministic",
+            )
             _hashable(model, nxt, f"memory.after({current!r}, {t})")
             if nxt not in seen:
                 seen[nxt] = None
@@ -93,8 +100,10 @@ def _check_fair(model: ProgressModel, enabled: int, memory, n: int) -> None:
     call = f"fair(enabled={enabled:#0{n + 2}b}, memory={memory!r}, n={n})"
     before = copy.deepcopy(memory)
     fair = model.fair(enabled, memory, n)
-    _require(isinstance(fair, int) and not isinstance(fair, bool),
-             f"model {model.name!r}: {call} returned {fair!r}, not an int bitmask")
+    _require(
+        isinstance(fair, int) and not isinstance(fair, bool),
+        f"model {model.name!r}: {call} returned {fair!r}, not an int bitmask",
+    )
     _require(_same(memory, before), f"model {model.name!r}: {call} mutated its memory argument")
     _require(fair & ~enabled == 0, f"model {model.name!r}: {call} = {fair:#b} holds threads that are not enabled")
     _require(fair >= 0, f"model {model.name!r}: {call} = {fair} is negative")

@@ -53,12 +53,32 @@ def picture(program: Program, model: ProgressModel, fairness: str, max_states: i
     mode = fairness if model.has_fairness else WEAK
     members = witness(lts, fair, mode)
     if members is None:
-        return Picture(program, model, fairness if model.has_fairness else NO_FAIRNESS,
-                       explored, lts, fair, frozenset(), None, (), ())
+        return Picture(
+            program,
+            model,
+            fairness if model.has_fairness else NO_FAIRNESS,
+            explored,
+            lts,
+            fair,
+            frozenset(),
+            None,
+            (),
+            (),
+        )
     lasso = build_lasso(explored, lts, fair, members, mode)
     edges = follow(lts, [step.thread for step in lasso.steps])
-    return Picture(program, model, fairness if model.has_fairness else NO_FAIRNESS, explored, lts, fair,
-                   frozenset(members), lasso, tuple(edges[:lasso.loop_start]), tuple(edges[lasso.loop_start:]))
+    return Picture(
+        program,
+        model,
+        fairness if model.has_fairness else NO_FAIRNESS,
+        explored,
+        lts,
+        fair,
+        frozenset(members),
+        lasso,
+        tuple(edges[: lasso.loop_start]),
+        tuple(edges[lasso.loop_start :]),
+    )
 
 
 def follow(lts: LTS, threads: list[int]) -> list[Edge]:
@@ -129,10 +149,15 @@ def _quote(text: str) -> str:
 def to_dot(pic: Picture) -> str:
     """A Graphviz digraph; the same picture gives the same bytes."""
     loop, prefix = set(pic.loop), set(pic.prefix)
-    lines = ["digraph lts {", f"  label={_quote(_title(pic))};", "  labelloc=t; fontsize=11;",
-             '  node [shape=box, style="rounded,filled", fillcolor=white, fontname="Helvetica", fontsize=10];',
-             '  edge [fontname="Helvetica", fontsize=9];',
-             '  start [shape=point, width=0.08, label=""];', f"  start -> {state_name(0)};"]
+    lines = [
+        "digraph lts {",
+        f"  label={_quote(_title(pic))};",
+        "  labelloc=t; fontsize=11;",
+        '  node [shape=box, style="rounded,filled", fillcolor=white, fontname="Helvetica", fontsize=10];',
+        '  edge [fontname="Helvetica", fontsize=9];',
+        '  start [shape=point, width=0.08, label=""];',
+        f"  start -> {state_name(0)};",
+    ]
     for state in range(pic.lts.size):
         attributes = [f"label={_quote(state_name(state) + chr(10) + state_text(pic, state))}"]
         if pic.lts.enabled[state] == 0:
@@ -166,6 +191,9 @@ def to_text(pic: Picture) -> str:
             arrow = "=>" if (state, thread, dst) in loop else "->"
             lines.append(f"      {arrow} {state_name(dst):<4} {step_label(pic, state, thread)}")
     if pic.lasso is not None:
-        lines.append("loop (=>): " + " ".join(f"{state_name(s)} -T{t}->" for s, t, _ in pic.loop)
-                     + f" {state_name(pic.loop[0][0])}")
+        lines.append(
+            "loop (=>): "
+            + " ".join(f"{state_name(s)} -T{t}->" for s, t, _ in pic.loop)
+            + f" {state_name(pic.loop[0][0])}"
+        )
     return "\n".join(lines) + "\n"

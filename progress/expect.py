@@ -36,8 +36,13 @@ def expectations(text: str, path: str) -> dict[Key, bool]:
     for cell in match.group(1).split("|"):
         parsed = _CELL.match(cell)
         if parsed is None:
-            raise error_at(f"cannot read the expectation {cell.strip()!r} (want e.g. 'OBE/weak P')",
-                           line, offset + len(cell) - len(cell.lstrip()) + 1, lines, path)
+            raise error_at(
+                f"cannot read the expectation {cell.strip()!r} (want e.g. 'OBE/weak P')",
+                line,
+                offset + len(cell) - len(cell.lstrip()) + 1,
+                lines,
+                path,
+            )
         model, fairness, verdict = parsed.groups()
         result[(model.upper(), fairness or NO_FAIRNESS)] = verdict == "P"
         offset += len(cell) + 1

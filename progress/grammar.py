@@ -18,18 +18,32 @@ from .program import MAX_VALUE, Span
 from .source import end_position, error_at
 
 _TOKEN_NAMES = {
-    "AXB": "'AXB'", "NAME": "a name", "INT": "a number", "BOOL": "'true' or 'false'",
-    "END": "'end'", "LPAR": "'('", "RPAR": "')'", "COMMA": "','", "EQUAL": "'='",
-    "TEST": "'test'", "INIT": "'init'", "THREAD": "'thread'", "$END": "end of input",
+    "AXB": "'AXB'",
+    "NAME": "a name",
+    "INT": "a number",
+    "BOOL": "'true' or 'false'",
+    "END": "'end'",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "COMMA": "','",
+    "EQUAL": "'='",
+    "TEST": "'test'",
+    "INIT": "'init'",
+    "THREAD": "'thread'",
+    "$END": "end of input",
     "INSTR": "'AXB'",
 }
 
 
-_SCAN = re.compile(r"(?P<skip>[ \t\r\f]+|#[^\r\n]*)|(?P<nl>\n)|(?P<word>[A-Za-z_][A-Za-z0-9_]*)"
-                   r"|(?P<int>[0-9]+)|(?P<punct>[(),=])")
+_SCAN = re.compile(
+    r"(?P<skip>[ \t\r\f]+|#[^\r\n]*)|(?P<nl>\n)|(?P<word>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<int>[0-9]+)|(?P<punct>[(),=])"
+)
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-_INSTR = re.compile(rf"[aA][xX][bB][ \t]*\([ \t]*({_NAME})[ \t]*,[ \t]*([0-9]+)[ \t]*,[ \t]*(end|[0-9]+)[ \t]*,"
-                    rf"[ \t]*(true|false)[ \t]*,[ \t]*([0-9]+)[ \t]*\)")
+_INSTR = re.compile(
+    rf"[aA][xX][bB][ \t]*\([ \t]*({_NAME})[ \t]*,[ \t]*([0-9]+)[ \t]*,[ \t]*(end|[0-9]+)[ \t]*,"
+    rf"[ \t]*(true|false)[ \t]*,[ \t]*([0-9]+)[ \t]*\)"
+)
 _KEYWORDS = {"end": "END", "true": "BOOL", "false": "BOOL", "test": "TEST", "init": "INIT", "thread": "THREAD"}
 _PUNCT = {"(": "LPAR", ")": "RPAR", ",": "COMMA", "=": "EQUAL"}
 
@@ -108,8 +122,14 @@ class _ToProgram(Transformer):
     def instr(self, axb: Token, loc: Token, cmp: Token, target: Token, xchg: Token, val: Token):
         """(span, loc, cmp, target, xchg, val); the target is resolved per thread."""
         where = (target.line, target.column)
-        return (Span(axb.line, axb.column), str(loc), _number(cmp), (target.type, str(target), where),
-                xchg == "true", _number(val))
+        return (
+            Span(axb.line, axb.column),
+            str(loc),
+            _number(cmp),
+            (target.type, str(target), where),
+            xchg == "true",
+            _number(val),
+        )
 
     def instr_whole(self, token: Token):
         """The fast path: re-split a whole well-formed instruction."""
@@ -123,8 +143,14 @@ class _ToProgram(Transformer):
             return value
 
         where = (token.line, token.column + found.start(3))
-        return (Span(token.line, token.column), loc, number(2, cmp),
-                ("END" if target == "end" else "INT", target, where), xchg == "true", number(5, val))
+        return (
+            Span(token.line, token.column),
+            loc,
+            number(2, cmp),
+            ("END" if target == "end" else "INT", target, where),
+            xchg == "true",
+            number(5, val),
+        )
 
     def thread(self, keyword_id: Token, *instrs):
         return (keyword_id, list(instrs))
@@ -137,8 +163,15 @@ class _ToProgram(Transformer):
 def _parser() -> Lark:
     grammar = (Path(__file__).with_name("axb.lark")).read_text()
     # cache=True: lark keeps the LALR tables in a temp file (10x faster start-up)
-    return Lark(grammar, parser="lalr", lexer=_AxbLexer, transformer=_ToProgram(), cache=True,
-                propagate_positions=False, maybe_placeholders=False)
+    return Lark(
+        grammar,
+        parser="lalr",
+        lexer=_AxbLexer,
+        transformer=_ToProgram(),
+        cache=True,
+        propagate_positions=False,
+        maybe_placeholders=False,
+    )
 
 
 def parse_items(text: str, lines: list[str], path: str) -> list:

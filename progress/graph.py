@@ -6,7 +6,7 @@ topological order.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def sccs(succ: list[list[tuple[int, int]]], nodes: Iterable[int] | None = None) -> list[list[int]]:

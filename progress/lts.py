@@ -8,9 +8,9 @@ state's successors are listed by increasing thread id, one per enabled thread.
 from __future__ import annotations
 
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Hashable
 
 from .errors import Inconclusive
 from .models.base import NONE, Memory

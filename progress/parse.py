@@ -23,7 +23,8 @@ _LINE = re.compile(
     rf"|thread[ \t]+(?P<thread>[0-9]+)"
     rf"|(?P<axb>[aA][xX][bB])[ \t]*\([ \t]*(?P<loc>{_NAME})[ \t]*,[ \t]*(?P<cmp>[0-9]+)[ \t]*,"
     rf"[ \t]*(?P<target>end|[0-9]+)[ \t]*,[ \t]*(?P<xchg>true|false)[ \t]*,[ \t]*(?P<val>[0-9]+)[ \t]*\))?"
-    rf"[ \t]*(?:#[^\r\n]*)?$")
+    rf"[ \t]*(?:#[^\r\n]*)?$"
+)
 _RESERVED = frozenset({"end", "true", "false", "test", "init", "thread"})
 
 
@@ -39,7 +40,7 @@ class _Word(str):
     column: int
 
     @classmethod
-    def at(cls, text: str, line: int, column: int) -> "_Word":
+    def at(cls, text: str, line: int, column: int) -> _Word:
         word = cls(text)
         word.line, word.column = line, column
         return word
@@ -95,8 +96,14 @@ def _instr_item(found: re.Match, number: int):
         return None
     target = found["target"]
     where = (number, found.start("target") + 1)
-    return (Span(number, found.start("axb") + 1), found["loc"], cmp,
-            ("END" if target == "end" else "INT", target, where), found["xchg"] == "true", val)
+    return (
+        Span(number, found.start("axb") + 1),
+        found["loc"],
+        cmp,
+        ("END" if target == "end" else "INT", target, where),
+        found["xchg"] == "true",
+        val,
+    )
 
 
 def _build(items: list, lines: list[str], path: str, name: str | None) -> Program:
@@ -105,7 +112,9 @@ def _build(items: list, lines: list[str], path: str, name: str | None) -> Progra
         if isinstance(item, tuple) and item[0] == "test":
             token = item[1]
             if test_name is not None:
-                raise error_at("repeated 'test' line (a file holds one test)", token.line, token.column - 5, lines, path)
+                raise error_at(
+                    "repeated 'test' line (a file holds one test)", token.line, token.column - 5, lines, path
+                )
             test_name = str(token)
         elif isinstance(item, tuple) and item[0] == "init":
             _, loc, value = item
@@ -131,18 +140,35 @@ def _build(items: list, lines: list[str], path: str, name: str | None) -> Progra
 def _build_thread(index: int, thread, lines, path) -> tuple[tuple[Instr, ...], tuple[Span, ...]]:
     keyword_id, instrs = thread
     if int(keyword_id) != index:
-        raise error_at(f"expected 'thread {index}' here (threads are numbered 0, 1, 2... in order), "
-                     f"found thread {int(keyword_id)}", keyword_id.line, keyword_id.column, lines, path)
+        raise error_at(
+            f"expected 'thread {index}' here (threads are numbered 0, 1, 2... in order), "
+            f"found thread {int(keyword_id)}",
+            keyword_id.line,
+            keyword_id.column,
+            lines,
+            path,
+        )
     if not instrs:
-        raise error_at(f"thread {index} is empty (a thread needs at least one instruction)",
-                     keyword_id.line, keyword_id.column, lines, path)
+        raise error_at(
+            f"thread {index} is empty (a thread needs at least one instruction)",
+            keyword_id.line,
+            keyword_id.column,
+            lines,
+            path,
+        )
     n = len(instrs)
     result, spans = [], []
     for span, loc, cmp, (kind, text, (line, column)), xchg, val in instrs:
         target = n if kind == "END" else int(text)
         if target > n:
-            raise error_at(f"target {target} is out of range: thread {index} has {n} instruction(s), "
-                         f"so targets are 0..{n} or 'end'", line, column, lines, path)
+            raise error_at(
+                f"target {target} is out of range: thread {index} has {n} instruction(s), "
+                f"so targets are 0..{n} or 'end'",
+                line,
+                column,
+                lines,
+                path,
+            )
         result.append(Instr(loc, cmp, target, xchg, val))
         spans.append(span)
     return tuple(result), tuple(spans)

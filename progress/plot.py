@@ -30,8 +30,9 @@ def shares(matrix: Matrix, classification: Classification) -> tuple[list[str], d
     for model in models:
         labels.append(model)
         for fairness in (WEAK, STRONG):
-            count = sum(len(r.distinguishing) for r in classification.rows
-                        if r.model == model and r.fairness == fairness)
+            count = sum(
+                len(r.distinguishing) for r in classification.rows if r.model == model and r.fairness == fairness
+            )
             values[fairness].append(100 * count / total)
     return labels, values
 
@@ -47,8 +48,10 @@ def draw_shares(matrix: Matrix, classification: Classification, fmt: str) -> byt
         figure = Figure(figsize=(6.4, 3.6), dpi=120)
         axes = figure.subplots()
         _stack_bars(axes, labels, values)
-        axes.set_title(f"{classification.tests} tests: weak/strong split, then distinguishing tests "
-                       f"({classification.rule} rule)", fontsize=9)
+        axes.set_title(
+            f"{classification.tests} tests: weak/strong split, then distinguishing tests ({classification.rule} rule)",
+            fontsize=9,
+        )
         figure.tight_layout()
         figure.savefig(out, format=fmt, metadata={"Date": None} if fmt == "svg" else {"Software": None})
     return out.getvalue()
@@ -64,8 +67,15 @@ def _stack_bars(axes, labels: list[str], values: dict[str, list[float]]) -> None
         bars = axes.bar(positions, heights, bottom=bottom, color=COLOURS[fairness], width=0.6, label=fairness)
         for bar, height, base in zip(bars, heights, bottom):
             if height >= 3:
-                axes.text(bar.get_x() + bar.get_width() / 2, base + height / 2, f"{height:.0f}%",
-                          ha="center", va="center", color="white", fontsize=8)
+                axes.text(
+                    bar.get_x() + bar.get_width() / 2,
+                    base + height / 2,
+                    f"{height:.0f}%",
+                    ha="center",
+                    va="center",
+                    color="white",
+                    fontsize=8,
+                )
         bottom = [b + h for b, h in zip(bottom, heights)]
     axes.axvline(0.5, color="grey", linewidth=0.8, linestyle=":")
     axes.set_xticks(list(positions), labels)

@@ -77,18 +77,22 @@ def _header(program: Program, model: ProgressModel, file_name: str, locations: d
 
 
 def _declarations(program: Program, n: int, m: int, cells: int) -> list[str]:
-    largest = max([v for t in program.threads for i in t for v in (i.val, i.cmp)]
-                  + [v for _, v in program.init] + [0])
+    largest = max([v for t in program.threads for i in t for v in (i.val, i.cmp)] + [v for _, v in program.init] + [0])
     cell = "byte" if largest <= 255 else "int"
     mask = "byte" if n <= 8 else "int"
-    lines = [f"#define N {n}", f"#define M {m}   /* the model's reachable memory values */",
-             f"{cell} mem[{max(cells, 1)}];", f"byte pc[{n}];",
-             "byte mm;        /* ghost: the model's memory (index into its values) */",
-             f"{mask} F;          /* ghost: the fair set of the state before the last step */",
-             "byte turn;      /* ghost: the thread whose weak-fairness obligation is pending */",
-             "bit wrapped;    /* ghost: every thread's obligation was met since the last wrap */",
-             f"hidden {mask} FAIR[{(1 << n) * m}];   /* FAIR[enabled * M + mm]: the fair set */",
-             f"hidden byte NEXT[{m * n}];   /* NEXT[mm * N + t]: memory after t steps */", ""]
+    lines = [
+        f"#define N {n}",
+        f"#define M {m}   /* the model's reachable memory values */",
+        f"{cell} mem[{max(cells, 1)}];",
+        f"byte pc[{n}];",
+        "byte mm;        /* ghost: the model's memory (index into its values) */",
+        f"{mask} F;          /* ghost: the fair set of the state before the last step */",
+        "byte turn;      /* ghost: the thread whose weak-fairness obligation is pending */",
+        "bit wrapped;    /* ghost: every thread's obligation was met since the last wrap */",
+        f"hidden {mask} FAIR[{(1 << n) * m}];   /* FAIR[enabled * M + mm]: the fair set */",
+        f"hidden byte NEXT[{m * n}];   /* NEXT[mm * N + t]: memory after t steps */",
+        "",
+    ]
     for loc, value in program.init:
         if value:
             lines.append(f"/* init {loc} = {value} */")
@@ -111,30 +115,45 @@ def _scheduler(program: Program, n: int, m: int, locations: dict[str, int]) -> l
     enabled = _enabled_expression(program)
     lines = ["active proctype scheduler() {", "  byte t;", "  fill_tables();"]
     lines += [f"  mem[{locations[loc]}] = {value};" for loc, value in program.init if value]
-    lines += ["  do", f"  :: ({enabled}) != 0 ->", "     atomic {",
-              f"       F = FAIR[({enabled}) * M + mm];", "       if"]
+    lines += [
+        "  do",
+        f"  :: ({enabled}) != 0 ->",
+        "     atomic {",
+        f"       F = FAIR[({enabled}) * M + mm];",
+        "       if",
+    ]
     lines += [f"       :: pc[{t}] < {len(thread)} -> t = {t}" for t, thread in enumerate(program.threads)]
-    lines += ["       fi;",
-              "       if  /* weak fairness: thread turn steps now, or is not fair now */",
-              "       :: (t == turn || ((F >> turn) & 1) == 0) -> turn = (turn + 1) % N; wrapped = (turn == 0)",
-              "       :: else -> wrapped = 0",
-              "       fi;",
-              "       mm = NEXT[mm * N + t];",
-              "       if"]
+    lines += [
+        "       fi;",
+        "       if  /* weak fairness: thread turn steps now, or is not fair now */",
+        "       :: (t == turn || ((F >> turn) & 1) == 0) -> turn = (turn + 1) % N; wrapped = (turn == 0)",
+        "       :: else -> wrapped = 0",
+        "       fi;",
+        "       mm = NEXT[mm * N + t];",
+        "       if",
+    ]
     for t, thread in enumerate(program.threads):
         for i, ins in enumerate(thread):
             lines.append(f"       :: t == {t} && pc[{t}] == {i} ->  /* {ins.text(len(thread))} */")
             lines += _execute(t, i, ins, locations[ins.loc])
-    lines += ["       fi;", "       t = 0", "     };", "     if",
-              "     :: wrapped -> accept_fair: wrapped = 0", "     :: else -> skip", "     fi",
-              "  :: else -> break", "  od", "}"]
+    lines += [
+        "       fi;",
+        "       t = 0",
+        "     };",
+        "     if",
+        "     :: wrapped -> accept_fair: wrapped = 0",
+        "     :: else -> skip",
+        "     fi",
+        "  :: else -> break",
+        "  od",
+        "}",
+    ]
     return lines
 
 
 def _execute(t: int, i: int, ins, cell: int) -> list[str]:
     """old = mem[loc]; jump to target if old == cmp else i + 1; then the exchange."""
-    lines = [f"          if :: mem[{cell}] == {ins.cmp} -> pc[{t}] = {ins.target}"
-             f" :: else -> pc[{t}] = {i + 1} fi"]
+    lines = [f"          if :: mem[{cell}] == {ins.cmp} -> pc[{t}] = {ins.target} :: else -> pc[{t}] = {i + 1} fi"]
     if ins.xchg:
         lines[-1] += ";"
         lines.append(f"          mem[{cell}] = {ins.val}")

@@ -23,8 +23,9 @@ def all_models() -> tuple[ProgressModel, ...]:
         try:
             model = point.load()
         except Exception as error:  # a plug-in's own bug: name it, never a traceback
-            raise UsageError(f"entry point {point.name!r} ({point.value}) cannot be loaded: "
-                             f"{type(error).__name__}: {error}") from None
+            raise UsageError(
+                f"entry point {point.name!r} ({point.value}) cannot be loaded: {type(error).__name__}: {error}"
+            ) from None
         if not isinstance(model, ProgressModel):
             raise UsageError(f"entry point {point.name!r} ({point.value}) is not a ProgressModel")
         if model.name in found:

@@ -49,8 +49,10 @@ def table(report: TestReport, path: str) -> str:
     for v in report.verdicts:
         rows.setdefault(v.model, {})[v.fairness] = v
     width = max([5] + [len(m) for m in rows])
-    lines = [f"{report.program.name}  {path}  hash {report.hash}",
-             f"  {'model':<{width}}  {'weak':<25}{'strong':<25}states"]
+    lines = [
+        f"{report.program.name}  {path}  hash {report.hash}",
+        f"  {'model':<{width}}  {'weak':<25}{'strong':<25}states",
+    ]
     for model, cells in rows.items():
         weak = cells.get("weak") or cells.get(NO_FAIRNESS)
         strong = cells.get("strong") or cells.get(NO_FAIRNESS)
@@ -128,8 +130,13 @@ def lasso_dict(lasso: Lasso) -> dict:
         "starving": list(lasso.starving),
         "escapes": [{"step": step, "thread": thread} for step, thread in lasso.escapes],
         "steps": [
-            {"memory": dict(s.memory), "pcs": list(s.pcs), "fair": list(s.fair),
-             "thread": s.thread, "instruction": s.instruction}
+            {
+                "memory": dict(s.memory),
+                "pcs": list(s.pcs),
+                "fair": list(s.fair),
+                "thread": s.thread,
+                "instruction": s.instruction,
+            }
             for s in lasso.steps
         ],
     }
@@ -141,16 +148,20 @@ def report_json(report: TestReport, path: str) -> str:
     written directly because verdicts share lassos and lassos share steps."""
     fragments: dict = {}
     results = ",".join(_verdict_json(v, fragments) for v in report.verdicts)
-    return (f'{{"test":{_string(report.program.name)},"file":{_string(path)},'
-            f'"hash":{_string(report.hash)},"results":[{results}]}}')
+    return (
+        f'{{"test":{_string(report.program.name)},"file":{_string(path)},'
+        f'"hash":{_string(report.hash)},"results":[{results}]}}'
+    )
 
 
 def _verdict_json(verdict: Verdict, fragments: dict) -> str:
     terminates = "null" if verdict.terminates is None else ("true" if verdict.terminates else "false")
     witness = "null" if verdict.witness is None else _lasso_json(verdict.witness, fragments)
-    text = (f'{{"model":{_string(verdict.model)},"fairness":{_string(verdict.fairness)},'
-            f'"terminates":{terminates},"states":{verdict.states},"transitions":{verdict.transitions},'
-            f'"witness":{witness}')
+    text = (
+        f'{{"model":{_string(verdict.model)},"fairness":{_string(verdict.fairness)},'
+        f'"terminates":{terminates},"states":{verdict.states},"transitions":{verdict.transitions},'
+        f'"witness":{witness}'
+    )
     if verdict.reason is not None:
         text += f',"inconclusive":{_string(verdict.reason)}'
     return text + "}"
@@ -161,17 +172,21 @@ def _lasso_json(lasso: Lasso, fragments: dict) -> str:
     if key not in fragments:
         escapes = ",".join(f'{{"step":{step},"thread":{thread}}}' for step, thread in lasso.escapes)
         steps = ",".join(_step_json(step, fragments) for step in lasso.steps)
-        fragments[key] = (f'{{"kind":{_string(lasso.kind)},"loop_start":{lasso.loop_start},'
-                          f'"running":[{_ints(lasso.running)}],"starving":[{_ints(lasso.starving)}],'
-                          f'"escapes":[{escapes}],"steps":[{steps}]}}')
+        fragments[key] = (
+            f'{{"kind":{_string(lasso.kind)},"loop_start":{lasso.loop_start},'
+            f'"running":[{_ints(lasso.running)}],"starving":[{_ints(lasso.starving)}],'
+            f'"escapes":[{escapes}],"steps":[{steps}]}}'
+        )
     return fragments[key]
 
 
 def _step_json(step, fragments: dict) -> str:
     if step not in fragments:
         memory = ",".join(f"{_string(loc)}:{value}" for loc, value in step.memory)
-        fragments[step] = (f'{{"memory":{{{memory}}},"pcs":[{_ints(step.pcs)}],"fair":[{_ints(step.fair)}],'
-                           f'"thread":{step.thread},"instruction":{step.instruction}}}')
+        fragments[step] = (
+            f'{{"memory":{{{memory}}},"pcs":[{_ints(step.pcs)}],"fair":[{_ints(step.fair)}],'
+            f'"thread":{step.thread},"instruction":{step.instruction}}}'
+        )
     return fragments[step]
 
 

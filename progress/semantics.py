@@ -49,16 +49,13 @@ class Machine:
         return dict(zip(self.locations, state))
 
     def pcs_of(self, state: tuple[int, ...]) -> tuple[int, ...]:
-        return tuple(state[len(self.locations):])
+        return tuple(state[len(self.locations) :])
 
 
 def compile_program(program: Program) -> Machine:
     locations = program.locations
     index = {loc: i for i, loc in enumerate(locations)}
-    code = tuple(
-        tuple((index[i.loc], i.cmp, i.target, i.xchg, i.val) for i in thread)
-        for thread in program.threads
-    )
+    code = tuple(tuple((index[i.loc], i.cmp, i.target, i.xchg, i.val) for i in thread) for thread in program.threads)
     memory = program.initial_memory
     initial = tuple(memory[loc] for loc in locations) + (0,) * len(program.threads)
     return Machine(locations, tuple(len(t) for t in program.threads), code, initial)

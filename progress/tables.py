@@ -25,8 +25,12 @@ VERDICT_CELLS = ("P", "F", "?")
 
 
 def render_classification(classification: Classification, fmt: str) -> str:
-    return {"md": classification_md, "csv": classification_csv, "json": classification_json,
-            "latex": classification_latex}[fmt](classification)
+    return {
+        "md": classification_md,
+        "csv": classification_csv,
+        "json": classification_json,
+        "latex": classification_latex,
+    }[fmt](classification)
 
 
 def render_matrix(matrix: Matrix, fmt: str) -> str:
@@ -52,9 +56,12 @@ def _number(value: int | None) -> str:
 
 
 def classification_md(classification: Classification) -> str:
-    lines = [f"Classification of {classification.tests} tests ({classification.rule} rule)", "",
-             "| model | weak distinguishing | weak conformance | strong distinguishing | strong conformance |",
-             "|---|---:|---:|---:|---:|"]
+    lines = [
+        f"Classification of {classification.tests} tests ({classification.rule} rule)",
+        "",
+        "| model | weak distinguishing | weak conformance | strong distinguishing | strong conformance |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for model, cells in _grid(classification):
         lines.append(f"| {model} | " + " | ".join(_number(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
@@ -62,8 +69,7 @@ def classification_md(classification: Classification) -> str:
 
 def classification_csv(classification: Classification) -> str:
     rows = [["model", "fairness", "conformance", "distinguishing"]]
-    rows += [[r.model, r.fairness, str(len(r.conformance)), str(len(r.distinguishing))]
-             for r in classification.rows]
+    rows += [[r.model, r.fairness, str(len(r.conformance)), str(len(r.distinguishing))] for r in classification.rows]
     return _csv(rows)
 
 
@@ -71,8 +77,15 @@ def classification_json(classification: Classification) -> str:
     data = {
         "rule": classification.rule,
         "tests": classification.tests,
-        "rows": [{"model": r.model, "fairness": r.fairness, "conformance": len(r.conformance),
-                  "distinguishing": len(r.distinguishing)} for r in classification.rows],
+        "rows": [
+            {
+                "model": r.model,
+                "fairness": r.fairness,
+                "conformance": len(r.conformance),
+                "distinguishing": len(r.distinguishing),
+            }
+            for r in classification.rows
+        ],
     }
     return json.dumps(data, indent=2) + "\n"
 
@@ -114,9 +127,14 @@ def matrix_md(matrix: Matrix) -> str:
 def matrix_json(matrix: Matrix) -> str:
     data = {
         "columns": [c.label for c in matrix.columns],
-        "tests": [{"test": r.test, "hash": r.hash,
-                   "verdicts": {c.label: cell_text(v) for c, v in zip(matrix.columns, r.cells)}}
-                  for r in matrix.rows],
+        "tests": [
+            {
+                "test": r.test,
+                "hash": r.hash,
+                "verdicts": {c.label: cell_text(v) for c, v in zip(matrix.columns, r.cells)},
+            }
+            for r in matrix.rows
+        ],
     }
     return json.dumps(data, indent=2) + "\n"
 
@@ -124,16 +142,30 @@ def matrix_json(matrix: Matrix) -> str:
 def matrix_latex(matrix: Matrix) -> str:
     rows = _matrix_rows(matrix)
     spec = "l" + "c" * len(matrix.columns) + "l"
-    lines = [r"\begin{tabular}{" + spec + "}", r"\toprule",
-             " & ".join(latex_escape(h) for h in rows[0]) + r" \\", r"\midrule"]
+    lines = [
+        r"\begin{tabular}{" + spec + "}",
+        r"\toprule",
+        " & ".join(latex_escape(h) for h in rows[0]) + r" \\",
+        r"\midrule",
+    ]
     lines += [" & ".join(latex_escape(cell) for cell in row) + r" \\" for row in rows[1:]]
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"
 
 
 def latex_escape(text: str) -> str:
-    special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-               "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+    special = {
+        "\\": r"\textbackslash{}",
+        "&": r"\&",
+        "%": r"\%",
+        "$": r"\$",
+        "#": r"\#",
+        "_": r"\_",
+        "{": r"\{",
+        "}": r"\}",
+        "~": r"\textasciitilde{}",
+        "^": r"\textasciicircum{}",
+    }
     return "".join(special.get(char, char) for char in text)
 
 
@@ -145,8 +177,9 @@ def _csv(rows: list[list[str]]) -> str:
 
 def mismatch_line(mismatch: Mismatch) -> str:
     """One grep-able line per differing cell."""
-    return (f"{mismatch.test}: {mismatch.column}: expected {mismatch.expected}, got {mismatch.got} "
-            f"(hash {mismatch.hash})")
+    return (
+        f"{mismatch.test}: {mismatch.column}: expected {mismatch.expected}, got {mismatch.got} (hash {mismatch.hash})"
+    )
 
 
 def parse_verdict_csv(text: str, path: str) -> dict[str, dict[str, str]]:
@@ -156,8 +189,10 @@ def parse_verdict_csv(text: str, path: str) -> dict[str, dict[str, str]]:
     reader = csv.reader(lines)
     header = next(reader, None)
     if not header or header[0].strip() != "test":
-        raise InputError("a verdict CSV starts with a header whose first column is `test`",
-                         SourcePosition(path, 1, 1, lines[0] if lines else ""))
+        raise InputError(
+            "a verdict CSV starts with a header whose first column is `test`",
+            SourcePosition(path, 1, 1, lines[0] if lines else ""),
+        )
     labels = [h.strip() for h in header]
     result: dict[str, dict[str, str]] = {}
     for number, row in enumerate(reader, 2):
@@ -176,8 +211,10 @@ def parse_verdict_csv(text: str, path: str) -> dict[str, dict[str, str]]:
             value = cell.strip()
             if value not in VERDICT_CELLS:
                 column = line.find(cell) + 1 if cell and line.find(cell) >= 0 else 1
-                raise InputError(f"verdict {value!r} in column {label!r} (expected P, F or ?)",
-                                 SourcePosition(path, number, column, line))
+                raise InputError(
+                    f"verdict {value!r} in column {label!r} (expected P, F or ?)",
+                    SourcePosition(path, number, column, line),
+                )
             cells[label] = value
         result[test] = cells
     return result

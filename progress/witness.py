@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import NamedTuple
 from functools import cached_property, lru_cache
+from typing import NamedTuple
 
 from .check import WEAK
 from .lts import LTS, ProgramLTS, shortest_path
@@ -52,8 +52,15 @@ class Lasso:
 Edge = tuple[int, int, int]  # (source, thread, destination)
 
 
-def build_lasso(program: ProgramLTS, lts: LTS, fair: list[int], members: list[int], fairness: str,
-                plans: dict | None = None, fair_key=None) -> Lasso:
+def build_lasso(
+    program: ProgramLTS,
+    lts: LTS,
+    fair: list[int],
+    members: list[int],
+    fairness: str,
+    plans: dict | None = None,
+    fair_key=None,
+) -> Lasso:
     """The lasso for witness set `members` of `lts` under F = `fair`.
 
     `plans` may be shared by the calls for one program: it caches paths,
@@ -93,8 +100,11 @@ def _loop(lts: LTS, fair, inside: set[int], entry: int, fairness: str) -> list[E
     enabled = lts.enabled[entry]
     unfair_goals = []
     if fairness == WEAK:
-        unfair_goals = [t for t in range(enabled.bit_length())
-                        if enabled >> t & 1 and not steppers >> t & 1 and any(not fair[s] >> t & 1 for s in inside)]
+        unfair_goals = [
+            t
+            for t in range(enabled.bit_length())
+            if enabled >> t & 1 and not steppers >> t & 1 and any(not fair[s] >> t & 1 for s in inside)
+        ]
     walk: list[Edge] = []
     current, visited, stepped = entry, {entry}, 0
     while True:
@@ -165,8 +175,9 @@ def _step(program: ProgramLTS, lts: LTS, fair: list[int], state: int, thread: in
         raw = program.states[lts.origin[state]]
         cells = len(program.machine.locations)
         pcs = raw[cells:]
-        step = cache[key] = LassoStep(tuple(zip(program.machine.locations, raw[:cells])), pcs,
-                                      _threads(fair[state]), thread, pcs[thread])
+        step = cache[key] = LassoStep(
+            tuple(zip(program.machine.locations, raw[:cells])), pcs, _threads(fair[state]), thread, pcs[thread]
+        )
     return step
 
 
@@ -197,9 +208,14 @@ def _names(threads) -> str:
 
 
 def _summary(lasso: Lasso) -> str:
-    kind, running, starving, escapes, fairness = (lasso.kind, lasso.running, lasso.starving,
-                                                  lasso.escapes, lasso.fairness)
-    loop_steps = lasso.steps[lasso.loop_start:]
+    kind, running, starving, escapes, fairness = (
+        lasso.kind,
+        lasso.running,
+        lasso.starving,
+        lasso.escapes,
+        lasso.fairness,
+    )
+    loop_steps = lasso.steps[lasso.loop_start :]
     if kind == "starvation":
         parts = []
         for t in starving:
@@ -207,8 +223,10 @@ def _summary(lasso: Lasso) -> str:
             if fair_steps == 0:
                 parts.append(f"thread {t} is never in F on the loop")
             else:
-                parts.append(f"thread {t} is in F at {fair_steps} of {len(loop_steps)} loop steps only, "
-                             f"which {fairness} fairness does not force")
+                parts.append(
+                    f"thread {t} is in F at {fair_steps} of {len(loop_steps)} loop steps only, "
+                    f"which {fairness} fairness does not force"
+                )
         verb = "never runs" if len(starving) == 1 else "never run"
         loops = "loops" if len(running) == 1 else "loop"
         return f"starvation: {_names(starving)} {verb} while {_names(running)} {loops}; " + "; ".join(parts)

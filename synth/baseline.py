@@ -46,6 +46,6 @@ def baseline_search(bounds: Bounds, time_limit: float | None = None) -> Baseline
 def _split(flat, lengths) -> Candidate:
     codes, start = [], 0
     for n in lengths:
-        codes.append(tuple(flat[start:start + n]))
+        codes.append(tuple(flat[start : start + n]))
         start += n
     return tuple(codes)

@@ -55,13 +55,16 @@ def is_canonical(candidate: Candidate) -> bool:
 
 def key(candidate: Candidate) -> str:
     """A compact, stable text key: JSON of the canonical candidate."""
-    return json.dumps([[[loc, cmp, target, int(xchg), val] for loc, cmp, target, xchg, val in code]
-                       for code in candidate], separators=(",", ":"))
+    return json.dumps(
+        [[[loc, cmp, target, int(xchg), val] for loc, cmp, target, xchg, val in code] for code in candidate],
+        separators=(",", ":"),
+    )
 
 
 def from_key(text: str) -> Candidate:
-    return tuple(tuple((loc, cmp, target, bool(xchg), val) for loc, cmp, target, xchg, val in code)
-                 for code in json.loads(text))
+    return tuple(
+        tuple((loc, cmp, target, bool(xchg), val) for loc, cmp, target, xchg, val in code) for code in json.loads(text)
+    )
 
 
 def sort_key(candidate: Candidate) -> tuple:

@@ -79,8 +79,9 @@ def violations(program: Program, first_only: bool = False) -> list[Violation]:
     stuck = set(graph) - set().union(set(), *(nx.ancestors(graph, e) | {e} for e in ends))
     if stuck:
         state = explored.states[min(stuck)]
-        found.append(Violation(Constraint.POSSIBLE_TERMINATION,
-                               f"no end state is reachable from state {_show(program, state)}"))
+        found.append(
+            Violation(Constraint.POSSIBLE_TERMINATION, f"no end state is reachable from state {_show(program, state)}")
+        )
     if nx.is_directed_acyclic_graph(graph):
         found.append(Violation(Constraint.CYCLE, "the reachable LTS has no cycle"))
     found += _dynamic(program, explored)
@@ -99,11 +100,18 @@ def _meaningful(program: Program) -> list[Violation]:
     for t, thread in enumerate(program.threads):
         for i, ins in enumerate(thread):
             if ins.is_store(i) and (ins.cmp != 0 or not ins.xchg):
-                return [Violation(Constraint.MEANINGFUL_COMPARISONS,
-                                  f"{_where(t, i)} is a store but not AXB(loc, 0, next, true, val)")]
+                return [
+                    Violation(
+                        Constraint.MEANINGFUL_COMPARISONS,
+                        f"{_where(t, i)} is a store but not AXB(loc, 0, next, true, val)",
+                    )
+                ]
             if not ins.xchg and ins.val != 0:
-                return [Violation(Constraint.MEANINGFUL_COMPARISONS,
-                                  f"{_where(t, i)} does not exchange but has val {ins.val}")]
+                return [
+                    Violation(
+                        Constraint.MEANINGFUL_COMPARISONS, f"{_where(t, i)} does not exchange but has val {ins.val}"
+                    )
+                ]
     return []
 
 
@@ -113,11 +121,16 @@ def _sharing(program: Program) -> list[Violation]:
         for i, ins in enumerate(thread):
             others = [(j, o) for u, other in enumerate(threads) if u != t for j, o in enumerate(other)]
             if ins.xchg and not any(o.loc == ins.loc and not o.is_store(j) for j, o in others):
-                return [Violation(Constraint.INFLUENCE,
-                                  f"{_where(t, i)} writes {ins.loc}, which no other thread's non-store reads")]
+                return [
+                    Violation(
+                        Constraint.INFLUENCE,
+                        f"{_where(t, i)} writes {ins.loc}, which no other thread's non-store reads",
+                    )
+                ]
             if not ins.is_store(i) and not any(o.loc == ins.loc for _, o in others):
-                return [Violation(Constraint.INFLUENCE,
-                                  f"{_where(t, i)} branches on {ins.loc}, which no other thread uses")]
+                return [
+                    Violation(Constraint.INFLUENCE, f"{_where(t, i)} branches on {ins.loc}, which no other thread uses")
+                ]
     return []
 
 
@@ -138,8 +151,12 @@ def _dynamic(program: Program, explored) -> list[Violation]:
             if not ins.is_store(i):
                 for outcome in ("equal", "differ"):
                     if (t, i, outcome) not in seen:
-                        found.append(Violation(Constraint.ALL_BRANCHES,
-                                               f"{_where(t, i)} never runs with {ins.loc} {_OUTCOME[outcome]} {ins.cmp}"))
+                        found.append(
+                            Violation(
+                                Constraint.ALL_BRANCHES,
+                                f"{_where(t, i)} never runs with {ins.loc} {_OUTCOME[outcome]} {ins.cmp}",
+                            )
+                        )
             if ins.xchg and (t, i, "changes") not in seen:
                 found.append(Violation(Constraint.INFLUENCE, f"{_where(t, i)} never changes {ins.loc}"))
     return found

@@ -9,7 +9,7 @@ the final set independent of that order.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from dask.distributed import Client, LocalCluster, as_completed
 
@@ -21,7 +21,7 @@ SHARD_UNITS = 2
 
 def shards(pending: list[int], size: int = SHARD_UNITS) -> list[list[int]]:
     """Consecutive groups of `size` units, in order."""
-    return [pending[i:i + size] for i in range(0, len(pending), size)]
+    return [pending[i : i + size] for i in range(0, len(pending), size)]
 
 
 def run_distributed(settings, pending: list[int], deadline: float | None) -> Iterator[UnitResult]:
@@ -30,13 +30,22 @@ def run_distributed(settings, pending: list[int], deadline: float | None) -> Ite
     if settings.scheduler:
         client = Client(settings.scheduler)
     else:
-        cluster = LocalCluster(n_workers=settings.workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+        cluster = LocalCluster(n_workers=settings.workers, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)
     try:
-        futures = [client.submit(run_units, settings.engine, settings.bounds, shard, deadline,
-                                 settings.throttle, settings.unit_size, pure=False)
-                   for shard in shards(pending)]
+        futures = [
+            client.submit(
+                run_units,
+                settings.engine,
+                settings.bounds,
+                shard,
+                deadline,
+                settings.throttle,
+                settings.unit_size,
+                pure=False,
+            )
+            for shard in shards(pending)
+        ]
         for future in as_completed(futures):
             yield from future.result()
     finally:

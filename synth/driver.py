@@ -5,9 +5,9 @@ with progress reports, a time limit, resumption, and a reason for stopping.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, Iterable, Iterator
 
 from progress.errors import UsageError
 
@@ -42,9 +42,15 @@ class Settings:
 
     def params(self) -> dict:
         b = self.bounds
-        return {"format": FORMAT, "threads": b.threads, "instructions": b.instructions,
-                "locations": b.locations, "values": b.values, "engine": self.engine,
-                "unit_size": self.unit_size}
+        return {
+            "format": FORMAT,
+            "threads": b.threads,
+            "instructions": b.instructions,
+            "locations": b.locations,
+            "values": b.values,
+            "engine": self.engine,
+            "unit_size": self.unit_size,
+        }
 
 
 @dataclass
@@ -141,8 +147,7 @@ def _results(settings: Settings, pending: list[int], deadline: float | None) -> 
 
 def _local(settings: Settings, pending: list[int], deadline: float | None) -> Iterator[UnitResult]:
     for unit in pending:
-        results = run_units(settings.engine, settings.bounds, [unit], deadline, settings.throttle,
-                            settings.unit_size)
+        results = run_units(settings.engine, settings.bounds, [unit], deadline, settings.throttle, settings.unit_size)
         yield from results
         if not results or not results[-1].complete:
             return

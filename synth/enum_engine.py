@@ -24,7 +24,7 @@ class PartitionJudge:
     def __init__(self, lengths: tuple[int, ...], bounds: Bounds):
         self.lengths = lengths
         self.values = bounds.values
-        self.memories = bounds.values ** bounds.locations
+        self.memories = bounds.values**bounds.locations
         strides, stride = [], self.memories
         for n in lengths:
             strides.append(stride)
@@ -58,7 +58,7 @@ class PartitionJudge:
         rows = []
         stride, base, values = self.strides[t], self.bases[t], self.values
         for pc, (loc, cmp, target, xchg, val) in enumerate(code):
-            weight = values ** loc
+            weight = values**loc
             for m in range(self.memories):
                 old = m // weight % values
                 new_m = m + (val - old) * weight if xchg else m
@@ -151,8 +151,11 @@ def accepts(candidate: Candidate, bounds: Bounds) -> bool:
     statically possible, and judged on its LTS (locations in any order)."""
     candidate = from_program(to_program(candidate))
     lengths = tuple(len(code) for code in candidate)
-    if any(ins not in instruction_options(n, i, bounds) for n, code in zip(lengths, candidate)
-           for i, ins in enumerate(code)):
+    if any(
+        ins not in instruction_options(n, i, bounds)
+        for n, code in zip(lengths, candidate)
+        for i, ins in enumerate(code)
+    ):
         return False
     if not statically_possible(tuple(signature(code, bounds.values) for code in candidate), bounds.values):
         return False

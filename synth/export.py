@@ -16,8 +16,10 @@ from .store import FoundTest
 
 
 def command_line(bounds: Bounds) -> str:
-    return (f"progress synth --threads {bounds.threads} --instructions {bounds.instructions} "
-            f"--locations {bounds.locations} --values {bounds.values}")
+    return (
+        f"progress synth --threads {bounds.threads} --instructions {bounds.instructions} "
+        f"--locations {bounds.locations} --values {bounds.values}"
+    )
 
 
 def files(tests: list[FoundTest], bounds: Bounds) -> list[tuple[str, str]]:
@@ -38,6 +40,5 @@ def axb_text(test: FoundTest, name: str, bounds: Bounds) -> str:
     program = canonical.to_program(canonical.from_key(test.key), name)
     head, body = program.to_axb().split("\n", 1)
     expect = " | ".join(f"{label} {verdict}" for label, verdict in test.verdicts)
-    comments = [f"# synthesized by `{command_line(bounds)}`", f"# canonical hash {test.hash}",
-                f"# expect: {expect}"]
+    comments = [f"# synthesized by `{command_line(bounds)}`", f"# canonical hash {test.hash}", f"# expect: {expect}"]
     return "\n".join([head] + comments + [body])

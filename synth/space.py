@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import bisect
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 Instruction = tuple[int, int, int, bool, int]
 Code = tuple[Instruction, ...]
@@ -94,10 +94,12 @@ class Segment:
 
 def partitions(bounds: Bounds) -> list[tuple[int, ...]]:
     """Thread lengths summing to I, each >= 1, in lexicographic order."""
+
     def split(threads: int, total: int) -> list[tuple[int, ...]]:
         if threads == 1:
             return [(total,)] if total >= 1 else []
         return [(a,) + rest for a in range(1, total - threads + 2) for rest in split(threads - 1, total - a)]
+
     return split(bounds.threads, bounds.instructions)
 
 
@@ -204,8 +206,10 @@ class Space:
         for lengths in partitions(bounds):
             self._add_partition(lengths, groups)
         self.pruned_size = sum(seg.size for seg in self.segments)  # judged on an LTS
-        self.units = [Unit(i, start, min(self.pruned_size, start + unit_size))
-                      for i, start in enumerate(range(0, self.pruned_size, unit_size))]
+        self.units = [
+            Unit(i, start, min(self.pruned_size, start + unit_size))
+            for i, start in enumerate(range(0, self.pruned_size, unit_size))
+        ]
 
     def _add_partition(self, lengths, groups) -> None:
         per_thread = [sorted(groups[n].items(), key=lambda item: _sig_key(item[0])) for n in lengths]
@@ -254,8 +258,17 @@ def _nth(lists: tuple[list[Code], ...], index: int) -> Candidate:
 
 
 def _sig_key(sig: Signature) -> tuple:
-    return (sig.first_use, sig.used, sig.nonstore, sig.xchg, sig.back, sig.writes,
-            sig.need_nonzero, sig.need_value, sig.written)
+    return (
+        sig.first_use,
+        sig.used,
+        sig.nonstore,
+        sig.xchg,
+        sig.back,
+        sig.writes,
+        sig.need_nonzero,
+        sig.need_value,
+        sig.written,
+    )
 
 
 def _product(numbers) -> int:

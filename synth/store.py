@@ -53,7 +53,7 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -67,8 +67,10 @@ class Store:
 
     def set_params(self, values: dict) -> None:
         with self._transaction():
-            self.db.executemany("INSERT OR REPLACE INTO params VALUES (?, ?)",
-                                [(k, json.dumps(v, sort_keys=True)) for k, v in values.items()])
+            self.db.executemany(
+                "INSERT OR REPLACE INTO params VALUES (?, ?)",
+                [(k, json.dumps(v, sort_keys=True)) for k, v in values.items()],
+            )
 
     def done_units(self) -> set[int]:
         return {row[0] for row in self.db.execute("SELECT id FROM units")}
@@ -84,12 +86,15 @@ class Store:
             before = self.count_tests()
             for test in result.tests:
                 self.db.execute("INSERT OR IGNORE INTO tests VALUES (?, ?, ?)", (test.key, test.hash, result.unit))
-                self.db.executemany("INSERT OR IGNORE INTO verdicts VALUES (?, ?, ?)",
-                                    [(test.key, label, verdict) for label, verdict in test.verdicts])
+                self.db.executemany(
+                    "INSERT OR IGNORE INTO verdicts VALUES (?, ?, ?)",
+                    [(test.key, label, verdict) for label, verdict in test.verdicts],
+                )
             new = self.count_tests() - before
             if result.complete:
-                self.db.execute("INSERT OR IGNORE INTO units VALUES (?, ?, ?)",
-                                (result.unit, result.judged, len(result.tests)))
+                self.db.execute(
+                    "INSERT OR IGNORE INTO units VALUES (?, ?, ?)", (result.unit, result.judged, len(result.tests))
+                )
         return new
 
     def tests(self) -> list[FoundTest]:
@@ -97,8 +102,10 @@ class Store:
         verdicts: dict[str, list[tuple[str, str]]] = {}
         for key, label, verdict in self.db.execute("SELECT key, label, verdict FROM verdicts ORDER BY rowid"):
             verdicts.setdefault(key, []).append((label, verdict))
-        return [FoundTest(key, digest, tuple(verdicts.get(key, ())))
-                for key, digest in self.db.execute("SELECT key, hash FROM tests ORDER BY key")]
+        return [
+            FoundTest(key, digest, tuple(verdicts.get(key, ())))
+            for key, digest in self.db.execute("SELECT key, hash FROM tests ORDER BY key")
+        ]
 
     def count_tests(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM tests").fetchone()[0]

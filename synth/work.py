@@ -55,8 +55,14 @@ def classify(candidate: Candidate) -> FoundTest:
     return FoundTest(canonical.key(candidate), report.hash, verdicts)
 
 
-def run_units(engine: str, bounds: Bounds, unit_ids: list[int], deadline: float | None = None,
-              throttle: float = 0.0, unit_size: int = UNIT_SIZE) -> list[UnitResult]:
+def run_units(
+    engine: str,
+    bounds: Bounds,
+    unit_ids: list[int],
+    deadline: float | None = None,
+    throttle: float = 0.0,
+    unit_size: int = UNIT_SIZE,
+) -> list[UnitResult]:
     """Search the given units; a unit cut short by `deadline` comes back incomplete."""
     results = []
     for unit_id in unit_ids:
@@ -68,8 +74,9 @@ def run_units(engine: str, bounds: Bounds, unit_ids: list[int], deadline: float 
     return results
 
 
-def run_unit(engine: str, bounds: Bounds, unit_id: int, deadline: float | None = None,
-             unit_size: int = UNIT_SIZE) -> UnitResult:
+def run_unit(
+    engine: str, bounds: Bounds, unit_id: int, deadline: float | None = None, unit_size: int = UNIT_SIZE
+) -> UnitResult:
     if engine == "enum":
         space = space_for(bounds, unit_size)
         found, judged = search_unit(space, space.units[unit_id], _judges(bounds))

@@ -57,14 +57,26 @@ class Encoding:
         b, out = self.bounds, []
         for (t, i), f in self.fields.items():
             n = self.lengths[t]
-            out += [f["loc"] >= 0, f["loc"] < b.locations, f["cmp"] >= 0, f["cmp"] < b.values,
-                    f["val"] >= 0, f["val"] < b.values, f["target"] >= 0, f["target"] <= n]
+            out += [
+                f["loc"] >= 0,
+                f["loc"] < b.locations,
+                f["cmp"] >= 0,
+                f["cmp"] < b.values,
+                f["val"] >= 0,
+                f["val"] < b.values,
+                f["target"] >= 0,
+                f["target"] <= n,
+            ]
             store = f["target"] == i + 1
             out.append(z3.Implies(store, z3.And(f["cmp"] == 0, f["xchg"])))  # constraint 4
             out.append(z3.Implies(z3.Not(f["xchg"]), f["val"] == 0))
             others = [(s, g) for s, g in self.fields.items() if s[0] != t]
-            out.append(z3.Implies(f["xchg"], z3.Or([z3.And(g["loc"] == f["loc"], g["target"] != s[1] + 1)
-                                                    for s, g in others] or [False])))
+            out.append(
+                z3.Implies(
+                    f["xchg"],
+                    z3.Or([z3.And(g["loc"] == f["loc"], g["target"] != s[1] + 1) for s, g in others] or [False]),
+                )
+            )
             out.append(z3.Implies(z3.Not(store), z3.Or([g["loc"] == f["loc"] for _, g in others] or [False])))
         locs = [self.fields[s]["loc"] for s in self.slots]
         out.append(locs[0] == 0)  # canonical: first-use order
@@ -135,8 +147,11 @@ class Encoding:
             out.append(z3.Implies(reach[s], done[s]))  # constraint 2
         for s in range(count):
             if s != init:  # reachability is justified by an increasing rank
-                out.append(z3.Implies(reach[s], z3.Or([z3.And(reach[p], c, rank[p] < rank[s])
-                                                        for c, p in preds[s]] or [False])))
+                out.append(
+                    z3.Implies(
+                        reach[s], z3.Or([z3.And(reach[p], c, rank[p] < rank[s]) for c, p in preds[s]] or [False])
+                    )
+                )
         out.append(z3.Or([reach[e] for e in ends]))  # constraint 1
         out.append(z3.Or(cyc))  # constraint 3
         out += self._observations(reach)
@@ -147,9 +162,15 @@ class Encoding:
         out = []
         for (t, i), f in self.fields.items():
             at = [(s, self._read(m, f["loc"])) for s, (m, p) in enumerate(self.states) if p[t] == i]
-            out.append(z3.Implies(f["target"] != i + 1, z3.And(
-                z3.Or([z3.And(reach[s], old == f["cmp"]) for s, old in at]),
-                z3.Or([z3.And(reach[s], old != f["cmp"]) for s, old in at]))))
+            out.append(
+                z3.Implies(
+                    f["target"] != i + 1,
+                    z3.And(
+                        z3.Or([z3.And(reach[s], old == f["cmp"]) for s, old in at]),
+                        z3.Or([z3.And(reach[s], old != f["cmp"]) for s, old in at]),
+                    ),
+                )
+            )
             out.append(z3.Implies(f["xchg"], z3.Or([z3.And(reach[s], old != f["val"]) for s, old in at])))
         return out
 
@@ -160,8 +181,15 @@ class Encoding:
             for i in range(n):
                 f = self.fields[(t, i)]
                 value = {k: model.eval(v, model_completion=True) for k, v in f.items()}
-                code.append((value["loc"].as_long(), value["cmp"].as_long(), value["target"].as_long(),
-                             z3.is_true(value["xchg"]), value["val"].as_long()))
+                code.append(
+                    (
+                        value["loc"].as_long(),
+                        value["cmp"].as_long(),
+                        value["target"].as_long(),
+                        z3.is_true(value["xchg"]),
+                        value["val"].as_long(),
+                    )
+                )
             codes.append(tuple(code))
         return tuple(codes)
 
@@ -171,8 +199,13 @@ class Encoding:
             same = []
             for (t, i), f in self.fields.items():
                 loc, cmp, target, xchg, val = candidate[t][i]
-                same += [f["loc"] == perm[loc], f["cmp"] == cmp, f["target"] == target,
-                         f["xchg"] == xchg, f["val"] == val]
+                same += [
+                    f["loc"] == perm[loc],
+                    f["cmp"] == cmp,
+                    f["target"] == target,
+                    f["xchg"] == xchg,
+                    f["val"] == val,
+                ]
             self.solver.add(z3.Not(z3.And(same)))
 
 

@@ -34,8 +34,7 @@ MODELS = {
     "fair": (False, lambda enabled, started: set(enabled)),
     "HSA": (False, lambda enabled, started: {min(enabled)} if enabled else set()),
     "OBE": (True, lambda enabled, started: set(enabled) & set(started)),
-    "HSA+OBE": (True, lambda enabled, started: ({min(enabled)} if enabled else set())
-                | (set(enabled) & set(started))),
+    "HSA+OBE": (True, lambda enabled, started: ({min(enabled)} if enabled else set()) | (set(enabled) & set(started))),
     "LOBE": (True, lambda enabled, started: {t for t in enabled if started and t <= max(started)}),
 }
 
@@ -162,8 +161,7 @@ def strong_witness(lts: BruteLTS):
         for component in components(lts, alive):
             if not internal_edges(lts, component):
                 continue
-            keep |= {s for s in component
-                     if all(d in component for t, d in lts.edges[s] if t in lts.fair[s])}
+            keep |= {s for s in component if all(d in component for t, d in lts.edges[s] if t in lts.fair[s])}
         if keep == alive:
             break
         alive = keep
@@ -173,8 +171,7 @@ def strong_witness(lts: BruteLTS):
 
 def strongly_connected(lts: BruteLTS, members) -> bool:
     first = next(iter(members))
-    return reachable(lts, first, members) == set(members) and all(
-        first in reachable(lts, s, members) for s in members)
+    return reachable(lts, first, members) == set(members) and all(first in reachable(lts, s, members) for s in members)
 
 
 def subsets(lts: BruteLTS):
@@ -223,15 +220,18 @@ def lasso_problems(program: Program, model: str, fairness: str, lasso) -> list[s
     visited = _replay(program, model, lasso, problems)
     if problems:
         return problems
-    loop = visited[lasso.loop_start:-1]
+    loop = visited[lasso.loop_start : -1]
     if not 0 <= lasso.loop_start < len(visited) - 1 or visited[-1] != visited[lasso.loop_start]:
         return [f"the loop does not return to step {lasso.loop_start}"]
-    threads = {s.thread for s in lasso.steps[lasso.loop_start:]}
+    threads = {s.thread for s in lasso.steps[lasso.loop_start :]}
     remembers, _ = MODELS[model]
     if fairness == "strong":
-        problems += [f"fair thread {t} can leave the loop from {state[:2]}"
-                     for state in loop for t in sorted(fair_set(model, program, state))
-                     if step(program, state, t, remembers) not in loop]
+        problems += [
+            f"fair thread {t} can leave the loop from {state[:2]}"
+            for state in loop
+            for t in sorted(fair_set(model, program, state))
+            if step(program, state, t, remembers) not in loop
+        ]
     else:
         always = set.intersection(*(fair_set(model, program, s) for s in loop))
         if not always <= threads:

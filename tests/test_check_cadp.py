@@ -13,9 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import brute
 import pytest
 
-import brute
 from progress.analyze import check_program, queries_for
 from progress.parse import parse_program
 from progress.registry import all_models
@@ -51,8 +51,11 @@ def _mismatches(cadp, verdicts_of) -> list[str]:
     wrong = []
     for name, expected in cadp.items():
         got = verdicts_of(name)
-        wrong += [f"{name} {m}/{f}: CADP {'P' if want else 'F'}, got {got.get((m, f))}"
-                  for (m, f), want in expected.items() if got.get((m, f)) != want]
+        wrong += [
+            f"{name} {m}/{f}: CADP {'P' if want else 'F'}, got {got.get((m, f))}"
+            for (m, f), want in expected.items()
+            if got.get((m, f)) != want
+        ]
     return wrong
 
 
@@ -94,8 +97,9 @@ def progress_command() -> list[str]:
 
 
 def test_cli_json_lines_schema(oopsla_dir, cadp):
-    run = subprocess.run(progress_command() + ["check", str(oopsla_dir), "--format", "json"],
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        progress_command() + ["check", str(oopsla_dir), "--format", "json"], capture_output=True, text=True, timeout=300
+    )
     assert run.returncode == 1, run.stderr  # every test may not terminate under unfair
     lines = run.stdout.splitlines()
     assert len(lines) == N_TESTS

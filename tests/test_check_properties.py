@@ -14,10 +14,12 @@ reproducible); `deadline=None` because a first call may pay for imports.
 from __future__ import annotations
 
 import random
-from types import SimpleNamespace
 from functools import lru_cache
+from types import SimpleNamespace
 
+import brute
 import networkx as nx
+from conftest import OOPSLA
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
@@ -28,14 +30,15 @@ from progress.parse import parse_program
 from progress.program import Instr, Program
 from progress.registry import all_models
 
-import brute
-from conftest import OOPSLA
-
 LOCATIONS = ("x", "y", "z")
 LIMIT = 400  # largest brute-force LTS (per model) we accept
 
-SETTINGS = dict(derandomize=True, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+SETTINGS = dict(
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
 
 def instructions(locs, index: int, length: int):
@@ -43,9 +46,9 @@ def instructions(locs, index: int, length: int):
     a store, a spin-wait, or a test-and-set spin."""
     loc, value = st.sampled_from(locs), st.integers(0, 2)
     anything = st.builds(Instr, loc, value, st.integers(0, length), st.booleans(), value)
-    store = st.builds(lambda l, v: Instr(l, 0, index + 1, True, v), loc, value)
-    spin = st.builds(lambda l, c: Instr(l, c, index, False, 0), loc, value)
-    swap_spin = st.builds(lambda l, c, v: Instr(l, c, index, True, v), loc, value, value)
+    store = st.builds(lambda at, v: Instr(at, 0, index + 1, True, v), loc, value)
+    spin = st.builds(lambda at, c: Instr(at, c, index, False, 0), loc, value)
+    swap_spin = st.builds(lambda at, c, v: Instr(at, c, index, True, v), loc, value, value)
     return st.one_of(anything, store, spin, swap_spin)
 
 
@@ -69,10 +72,14 @@ def handshakes(draw) -> Program:
     threads = []
     for _ in range(draw(st.integers(2, 4))):
         length = draw(st.integers(1, 3))
-        threads.append(tuple(
-            Instr(draw(st.sampled_from(LOCATIONS)), 0, i + 1, True, 1) if draw(st.booleans())
-            else Instr(draw(st.sampled_from(LOCATIONS)), 0, i, False, 0)
-            for i in range(length)))
+        threads.append(
+            tuple(
+                Instr(draw(st.sampled_from(LOCATIONS)), 0, i + 1, True, 1)
+                if draw(st.booleans())
+                else Instr(draw(st.sampled_from(LOCATIONS)), 0, i, False, 0)
+                for i in range(length)
+            )
+        )
     return Program("handshake", tuple(threads))
 
 
@@ -192,16 +199,18 @@ def test_renaming_locations_changes_nothing(program, rng):
     names = ["a", "b", "c", "loc_1", "q9"]
     rng.shuffle(names)
     rename = dict(zip(program.locations, names))
-    renamed = Program("renamed",
-                      tuple(tuple(Instr(rename[i.loc], i.cmp, i.target, i.xchg, i.val) for i in t)
-                            for t in program.threads),
-                      tuple(sorted((rename[loc], v) for loc, v in program.init)))
+    renamed = Program(
+        "renamed",
+        tuple(tuple(Instr(rename[i.loc], i.cmp, i.target, i.xchg, i.val) for i in t) for t in program.threads),
+        tuple(sorted((rename[loc], v) for loc, v in program.init)),
+    )
     queries = queries_for(all_models())
     before = check_program(program, queries, max_states=5000)
     after = check_program(renamed, queries, max_states=5000)
     assert canonical_hash(program) == canonical_hash(renamed)
-    assert [(v.terminates, v.states, v.transitions) for v in before.verdicts] == \
-        [(v.terminates, v.states, v.transitions) for v in after.verdicts]
+    assert [(v.terminates, v.states, v.transitions) for v in before.verdicts] == [
+        (v.terminates, v.states, v.transitions) for v in after.verdicts
+    ]
 
 
 @settings(max_examples=200, **SETTINGS)
@@ -219,14 +228,18 @@ def test_every_witness_is_a_valid_lasso(program):
 
 def test_lasso_validator_rejects_bad_lassos():
     """The validator can fail: a mutex starvation lasso altered four ways."""
-    program = parse_program("thread 0\n AXB(m, 1, 0, true, 1)\n AXB(m, 0, end, true, 0)\n"
-                            "thread 1\n AXB(m, 1, 0, true, 1)\n AXB(m, 0, end, true, 0)\n")
+    program = parse_program(
+        "thread 0\n AXB(m, 1, 0, true, 1)\n AXB(m, 0, end, true, 0)\n"
+        "thread 1\n AXB(m, 1, 0, true, 1)\n AXB(m, 0, end, true, 0)\n"
+    )
     report = check_program(program, queries_for([m for m in all_models() if m.name == "HSA"], ("weak",)))
     lasso = report.verdicts[0].witness
     assert brute.lasso_problems(program, "HSA", "weak", lasso) == []
     assert brute.lasso_problems(program, "fair", "weak", lasso)  # F is wrong and thread 1 is fair
-    steps = [SimpleNamespace(memory=s.memory, pcs=s.pcs, fair=s.fair, thread=s.thread,
-                             instruction=s.instruction) for s in lasso.steps]
+    steps = [
+        SimpleNamespace(memory=s.memory, pcs=s.pcs, fair=s.fair, thread=s.thread, instruction=s.instruction)
+        for s in lasso.steps
+    ]
     shifted = SimpleNamespace(steps=steps, loop_start=0)
     assert brute.lasso_problems(program, "HSA", "weak", shifted)
     steps[-1].thread = 1

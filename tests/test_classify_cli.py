@@ -12,18 +12,21 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from test_classify_rules import LATTICE_483, TABLE_4
 
 from progress.canonical import canonical_hash
 from progress.cli import cli
 from progress.cli.inputs import load
 
-from test_classify_rules import LATTICE_483, TABLE_4
-
 
 def run(*args, cwd=None):
     """`progress ARGS` in a subprocess: (exit status, stdout, stderr)."""
-    done = subprocess.run([sys.executable, "-c", "from progress.cli import main; main()", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd)
+    done = subprocess.run(
+        [sys.executable, "-c", "from progress.cli import main; main()", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+    )
     return done.returncode, done.stdout, done.stderr
 
 
@@ -87,8 +90,9 @@ def test_matrix_csv_has_the_artifact_layout_and_verdicts(oopsla_dir, oopsla_csv)
 def test_expect_with_the_artifact_csv_finds_no_mismatch(oopsla_dir):
     code, out = invoke("classify", oopsla_dir, "--expect", oopsla_dir / "cadp_verdicts.csv")
     assert code == 0
-    assert out.splitlines() == [f"0 mismatching cell(s) in 0 test(s); 483 test(s) compared with "
-                                f"{oopsla_dir / 'cadp_verdicts.csv'}"]
+    assert out.splitlines() == [
+        f"0 mismatching cell(s) in 0 test(s); 483 test(s) compared with {oopsla_dir / 'cadp_verdicts.csv'}"
+    ]
 
 
 def test_expect_reports_exactly_the_flipped_cells(oopsla_dir, tmp_path):
@@ -119,8 +123,9 @@ def test_bad_expect_file_is_an_input_error(oopsla_dir, tmp_path):
 def test_same_bytes_for_the_same_input(oopsla_dir, oopsla_csv):
     assert invoke("classify", oopsla_dir, "--matrix", "--format", "csv")[1] == oopsla_csv
     for fmt in ("md", "json", "latex"):
-        assert invoke("classify", oopsla_dir / "2t2i", "--format", fmt) == \
-               invoke("classify", oopsla_dir / "2t2i", "--format", fmt)
+        assert invoke("classify", oopsla_dir / "2t2i", "--format", fmt) == invoke(
+            "classify", oopsla_dir / "2t2i", "--format", fmt
+        )
 
 
 def test_names_are_relative_to_the_common_directory(oopsla_dir):
@@ -132,8 +137,9 @@ def test_names_are_relative_to_the_common_directory(oopsla_dir):
 
 
 def test_suites_are_list_files_that_check_accepts(oopsla_dir, tmp_path):
-    code, _ = invoke("classify", oopsla_dir, "--rule", "paper", "--suites", tmp_path / "suites",
-                     "-o", tmp_path / "table.md")
+    code, _ = invoke(
+        "classify", oopsla_dir, "--rule", "paper", "--suites", tmp_path / "suites", "-o", tmp_path / "table.md"
+    )
     assert code == 0 and "| OBE | 12 | 12 | 0 | 0 |" in (tmp_path / "table.md").read_text()
     listing = tmp_path / "suites" / "conformance" / "LOBE-weak.txt"
     entries = [line for line in listing.read_text().splitlines() if not line.startswith("#")]

@@ -11,8 +11,19 @@ from __future__ import annotations
 import pytest
 
 from progress.analyze import NO_FAIRNESS
-from progress.classify import (LATTICE, PAPER, Column, Matrix, Row, classify, columns_for, compare,
-                               fairness_split, lattice_rule, paper_rule)
+from progress.classify import (
+    LATTICE,
+    PAPER,
+    Column,
+    Matrix,
+    Row,
+    classify,
+    columns_for,
+    compare,
+    fairness_split,
+    lattice_rule,
+    paper_rule,
+)
 from progress.registry import all_models
 from progress.tables import parse_verdict_csv
 
@@ -20,9 +31,13 @@ MODELS = list(all_models())
 
 # The paper's Table 4: (model, fairness) -> (distinguishing, conformance).
 TABLE_4 = {
-    ("HSA", "weak"): (90, 90), ("OBE", "weak"): (12, 12), ("LOBE", "weak"): (20, 122),
+    ("HSA", "weak"): (90, 90),
+    ("OBE", "weak"): (12, 12),
+    ("LOBE", "weak"): (20, 122),
     ("fair", "weak"): (201, 323),
-    ("HSA", "strong"): (94, 94), ("OBE", "strong"): (0, 0), ("LOBE", "strong"): (16, 110),
+    ("HSA", "strong"): (94, 94),
+    ("OBE", "strong"): (0, 0),
+    ("LOBE", "strong"): (16, 110),
     ("fair", "strong"): (50, 160),
 }
 
@@ -30,16 +45,26 @@ TABLE_4 = {
 # oracle `_by_hand` below from the CADP verdicts as well).
 LATTICE_483 = {
     ("unfair", "none"): (0, 0),
-    ("HSA", "weak"): (90, 90), ("OBE", "weak"): (24, 24), ("HSA+OBE", "weak"): (9, 111),
-    ("LOBE", "weak"): (11, 122), ("fair", "weak"): (201, 323),
-    ("HSA", "strong"): (94, 184), ("OBE", "strong"): (89, 113), ("HSA+OBE", "strong"): (16, 221),
-    ("LOBE", "strong"): (0, 232), ("fair", "strong"): (50, 483),
+    ("HSA", "weak"): (90, 90),
+    ("OBE", "weak"): (24, 24),
+    ("HSA+OBE", "weak"): (9, 111),
+    ("LOBE", "weak"): (11, 122),
+    ("fair", "weak"): (201, 323),
+    ("HSA", "strong"): (94, 184),
+    ("OBE", "strong"): (89, 113),
+    ("HSA+OBE", "strong"): (16, 221),
+    ("LOBE", "strong"): (0, 232),
+    ("fair", "strong"): (50, 483),
 }
 
 # SPEC 5: unfair < HSA, OBE < HSA+OBE < LOBE < fair; weak < strong; unfair the bottom.
 MODEL_ORDER_BELOW = {
-    "unfair": set(), "HSA": {"unfair"}, "OBE": {"unfair"}, "HSA+OBE": {"unfair", "HSA", "OBE"},
-    "LOBE": {"unfair", "HSA", "OBE", "HSA+OBE"}, "fair": {"unfair", "HSA", "OBE", "HSA+OBE", "LOBE"},
+    "unfair": set(),
+    "HSA": {"unfair"},
+    "OBE": {"unfair"},
+    "HSA+OBE": {"unfair", "HSA", "OBE"},
+    "LOBE": {"unfair", "HSA", "OBE", "HSA+OBE"},
+    "fair": {"unfair", "HSA", "OBE", "HSA+OBE", "LOBE"},
 }
 
 
@@ -62,10 +87,12 @@ def _by_hand(matrix: Matrix) -> dict:
     """distinguishing/conformance straight from SPEC 5 with MODEL_ORDER_BELOW."""
     result = {}
     for point in matrix.columns:
-        def strictly_below(c):
+
+        def strictly_below(c, point=point):
             same_or_lower = c.model in MODEL_ORDER_BELOW[point.model] or c.model == point.model
             weaker = c.fairness == NO_FAIRNESS or point.fairness == "strong" or c.fairness == "weak"
             return c != point and same_or_lower and weaker
+
         lower = [c for c in matrix.columns if strictly_below(c)]
         passing = [r for r in matrix.rows if matrix.cell(r, point)]
         distinguishing = [r for r in passing if not any(matrix.cell(r, c) for c in lower)]
@@ -88,8 +115,10 @@ def test_weak_and_strong_tests_split_as_in_the_paper(oopsla_dir):
 
 def _tiny(rows: dict[str, dict[str, bool]]) -> Matrix:
     columns = columns_for(MODELS)
-    return Matrix(columns, tuple(Row(name, "-", tuple(cells.get(c.label, False) for c in columns))
-                                 for name, cells in rows.items()))
+    return Matrix(
+        columns,
+        tuple(Row(name, "-", tuple(cells.get(c.label, False) for c in columns)) for name, cells in rows.items()),
+    )
 
 
 PASS_ALL_BUT_UNFAIR = {c.label: True for c in columns_for(MODELS) if c.fairness != NO_FAIRNESS}

@@ -14,14 +14,12 @@ MUTEX_HEADER_OK = "mutex: all 1 expected verdicts hold"
 
 def run(*args, cwd=None):
     """`progress ARGS` in a subprocess: (exit status, stdout, stderr)."""
-    done = subprocess.run([sys.executable, "-m", "progress", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd)
+    done = subprocess.run([sys.executable, "-m", "progress", *map(str, args)], capture_output=True, text=True, cwd=cwd)
     return done.returncode, done.stdout, done.stderr
 
 
 def test_expect_header_compares_only_the_selected_verdicts(repo):
-    status, out, err = run("check", "litmus/paper/mutex.axb", "--expect-header", "--model", "HSA", "--weak",
-                           cwd=repo)
+    status, out, err = run("check", "litmus/paper/mutex.axb", "--expect-header", "--model", "HSA", "--weak", cwd=repo)
     assert status == 0, out + err
     assert MUTEX_HEADER_OK in out
     assert "expectations: 1 hold, 0 do not" in out
@@ -63,8 +61,7 @@ def test_a_directory_without_tests_is_bad_input_for_every_reader(tmp_path):
 
 def test_a_directory_without_tests_does_not_stop_a_check_batch(repo, tmp_path):
     (tmp_path / "empty").mkdir()
-    status, out, err = run("check", "empty", repo / "litmus/paper/mutex.axb", "--model", "OBE", "--weak",
-                           cwd=tmp_path)
+    status, out, err = run("check", "empty", repo / "litmus/paper/mutex.axb", "--model", "OBE", "--weak", cwd=tmp_path)
     assert status == 2
     assert "mutex: OBE weak: guaranteed to terminate" in out and "1 file(s) with bad input" in out
 
@@ -89,8 +86,9 @@ def test_synth_with_a_malformed_scheduler_address_is_a_usage_error(tmp_path):
 
 
 def test_a_model_named_twice_is_checked_once(repo):
-    status, out, _ = run("check", "litmus/paper/mutex.axb", "--model", "HSA", "--model", "hsa", "--weak",
-                         "--format", "json", cwd=repo)
+    status, out, _ = run(
+        "check", "litmus/paper/mutex.axb", "--model", "HSA", "--model", "hsa", "--weak", "--format", "json", cwd=repo
+    )
     assert status == 1
     assert out.count('"model":"HSA"') == 1
     status, out, _ = run("check", "litmus/paper/mutex.axb", "-m", "HSA", "-m", "hsa", "--weak", cwd=repo)
@@ -114,14 +112,22 @@ def test_a_list_naming_nothing_is_bad_input(tmp_path):
 
 
 def test_weak_and_strong_together_is_a_usage_error(repo):
-    done = subprocess.run([sys.executable, "-m", "progress", "check", "litmus/paper/mutex.axb", "--weak", "--strong"],
-                          capture_output=True, text=True, cwd=repo)
+    done = subprocess.run(
+        [sys.executable, "-m", "progress", "check", "litmus/paper/mutex.axb", "--weak", "--strong"],
+        capture_output=True,
+        text=True,
+        cwd=repo,
+    )
     assert done.returncode == 2 and "--weak and --strong exclude each other" in done.stderr
 
 
 def test_a_time_limit_of_nan_is_a_usage_error(repo):
-    done = subprocess.run([sys.executable, "-m", "progress", "check", "litmus/paper/mutex.axb", "--time-limit", "nan"],
-                          capture_output=True, text=True, cwd=repo)
+    done = subprocess.run(
+        [sys.executable, "-m", "progress", "check", "litmus/paper/mutex.axb", "--time-limit", "nan"],
+        capture_output=True,
+        text=True,
+        cwd=repo,
+    )
     assert done.returncode == 2 and "--time-limit must be a finite number" in done.stderr
 
 
@@ -147,8 +153,13 @@ def test_show_refuses_to_write_a_png_to_a_terminal(repo):
 
     leader, follower = pty.openpty()
     try:
-        done = subprocess.run([sys.executable, "-m", "progress", "show", "litmus/paper/mutex.axb", "-m", "HSA",
-                               "--format", "png"], stdout=follower, stderr=subprocess.PIPE, text=True, cwd=repo)
+        done = subprocess.run(
+            [sys.executable, "-m", "progress", "show", "litmus/paper/mutex.axb", "-m", "HSA", "--format", "png"],
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=repo,
+        )
     finally:
         os.close(follower)
         os.close(leader)

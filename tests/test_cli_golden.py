@@ -22,7 +22,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -41,8 +40,9 @@ def run(command: str) -> str:
     words = shlex.split(command)
     assert words[0] == "progress", f"a golden command runs progress, not {words[0]!r}"
     env = dict(os.environ, COLUMNS="100", NO_COLOR="1", TERM="dumb")
-    done = subprocess.run(progress_command() + words[1:], cwd=REPO, capture_output=True, text=True,
-                          timeout=120, env=env)
+    done = subprocess.run(
+        progress_command() + words[1:], cwd=REPO, capture_output=True, text=True, timeout=120, env=env
+    )
     assert "Traceback" not in done.stderr, done.stderr
     text = f"# exit {done.returncode}\n{done.stdout}"
     if done.stdout and not done.stdout.endswith("\n"):
@@ -54,8 +54,16 @@ def run(command: str) -> str:
 
 def test_there_are_golden_files():
     names = {f.stem for f in FILES}
-    assert {"table", "single_verdict", "starvation_lasso", "livelock_lasso", "strong_witness",
-            "bad_input", "json", "models"} <= names
+    assert {
+        "table",
+        "single_verdict",
+        "starvation_lasso",
+        "livelock_lasso",
+        "strong_witness",
+        "bad_input",
+        "json",
+        "models",
+    } <= names
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
@@ -68,8 +76,7 @@ def test_golden(path: Path):
     assert actual == expected, f"{path.name}: output changed (PROGRESS_UPDATE_GOLDEN=1 regenerates)"
 
 
-@pytest.mark.parametrize("args", [["--help"], ["check", "--help"], ["models", "--help"], ["--version"]],
-                         ids=" ".join)
+@pytest.mark.parametrize("args", [["--help"], ["check", "--help"], ["models", "--help"], ["--version"]], ids=" ".join)
 def test_help_and_version(args):
     """Help never crashes: every registered subcommand must import (docs/cli.md documents them)."""
     done = subprocess.run(progress_command() + args, cwd=REPO, capture_output=True, text=True, timeout=60)

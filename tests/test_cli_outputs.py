@@ -12,8 +12,7 @@ import pytest
 
 def run(*args, cwd=None):
     """`progress ARGS` in a subprocess: (exit status, stdout, stderr)."""
-    done = subprocess.run([sys.executable, "-m", "progress", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd)
+    done = subprocess.run([sys.executable, "-m", "progress", *map(str, args)], capture_output=True, text=True, cwd=cwd)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -23,11 +22,28 @@ WRITERS = {
     "classify --suites": lambda suite, repo, bad: ["classify", suite, "--suites", bad],
     "show -o": lambda suite, repo, bad: ["show", suite / "1.axb", "-m", "OBE", "-o", bad / "lts.dot"],
     "export -o": lambda suite, repo, bad: ["export", suite, "-o", bad],
-    "run -o": lambda suite, repo, bad: ["run", repo / "litmus" / "idioms" / "barrier_2.axb", "--backend", "cpu",
-                                        "--iterations", "1", "-o", bad / "results.csv"],
+    "run -o": lambda suite, repo, bad: [
+        "run",
+        repo / "litmus" / "idioms" / "barrier_2.axb",
+        "--backend",
+        "cpu",
+        "--iterations",
+        "1",
+        "-o",
+        bad / "results.csv",
+    ],
     "synth --out": lambda suite, repo, bad: ["synth", "-t", "1", "-i", "1", "--out", bad / "run.db"],
-    "synth --export": lambda suite, repo, bad: ["synth", "-t", "1", "-i", "1", "--out", bad.parent / "ok.db",
-                                                "--export", bad],
+    "synth --export": lambda suite, repo, bad: [
+        "synth",
+        "-t",
+        "1",
+        "-i",
+        "1",
+        "--out",
+        bad.parent / "ok.db",
+        "--export",
+        bad,
+    ],
 }
 
 
@@ -41,8 +57,9 @@ def test_unwritable_output_is_a_usage_error(writer, oopsla_dir, repo, tmp_path):
 
 
 def test_missing_directories_are_made(oopsla_dir, tmp_path):
-    code, _, err = run("synth", "-t", "1", "-i", "1", "--out", tmp_path / "runs" / "one.db",
-                       "--export", tmp_path / "tests")
+    code, _, err = run(
+        "synth", "-t", "1", "-i", "1", "--out", tmp_path / "runs" / "one.db", "--export", tmp_path / "tests"
+    )
     assert code == 0, err
     assert (tmp_path / "runs" / "one.db").is_file() and (tmp_path / "tests" / "1t1i" / "verdicts.csv").is_file()
     code, _, err = run("classify", oopsla_dir / "2t2i", "--plot", tmp_path / "charts" / "fig.svg")

@@ -19,17 +19,29 @@ def run(*args, cwd):
 
 def test_reads_cells_with_and_without_fairness():
     text = "test t\n# expect: unfair F | fair/weak P | HSA+OBE/strong F\nthread 0\n  AXB(x, 0, end, true, 1)\n"
-    assert expectations(text, "t.axb") == {("UNFAIR", "none"): False, ("FAIR", "weak"): True,
-                                           ("HSA+OBE", "strong"): False}
+    assert expectations(text, "t.axb") == {
+        ("UNFAIR", "none"): False,
+        ("FAIR", "weak"): True,
+        ("HSA+OBE", "strong"): False,
+    }
 
 
-@pytest.mark.parametrize("text, message, where", [
-    ("thread 0\n  AXB(x, 0, end, true, 1)\n", "no '# expect:' line", "t.axb:1:1"),
-    ("# expect: fair/weak P\n# expect: fair/weak P\nthread 0\n AXB(x,0,end,true,1)\n",
-     "more than one '# expect:' line", "t.axb:2:1"),
-    ("# expect: fair/weak P | OBE/weak X\nthread 0\n AXB(x,0,end,true,1)\n",
-     "cannot read the expectation 'OBE/weak X'", "t.axb:1:25"),
-])
+@pytest.mark.parametrize(
+    "text, message, where",
+    [
+        ("thread 0\n  AXB(x, 0, end, true, 1)\n", "no '# expect:' line", "t.axb:1:1"),
+        (
+            "# expect: fair/weak P\n# expect: fair/weak P\nthread 0\n AXB(x,0,end,true,1)\n",
+            "more than one '# expect:' line",
+            "t.axb:2:1",
+        ),
+        (
+            "# expect: fair/weak P | OBE/weak X\nthread 0\n AXB(x,0,end,true,1)\n",
+            "cannot read the expectation 'OBE/weak X'",
+            "t.axb:1:25",
+        ),
+    ],
+)
 def test_bad_headers_are_positioned_errors(text, message, where):
     with pytest.raises(InputError) as caught:
         expectations(text, "t.axb")

@@ -19,9 +19,11 @@ from progress.parse import parse_program
 
 HERE = Path(__file__).parent
 GOLDEN = HERE / "golden" / "gpu"
-INPUTS = {"mutex": HERE.parent / "litmus" / "paper" / "mutex.axb",
-          "pc_decreasing": HERE / "data" / "gpu" / "pc_decreasing.axb",
-          "pc_increasing": HERE / "data" / "gpu" / "pc_increasing.axb"}
+INPUTS = {
+    "mutex": HERE.parent / "litmus" / "paper" / "mutex.axb",
+    "pc_decreasing": HERE / "data" / "gpu" / "pc_decreasing.axb",
+    "pc_increasing": HERE / "data" / "gpu" / "pc_increasing.axb",
+}
 
 
 def _program(name):
@@ -52,13 +54,16 @@ def test_c_program_matches_golden():
 
 
 def test_body_follows_axb_semantics():
-    text = parse_program("thread 0\n  AXB(x, 0, 2, false, 0)\n  AXB(y, 0, 2, true, 5)\n"
-                         "  AXB(x, 1, 0, true, 1)\nthread 1\n  AXB(x, 0, end, true, 1)\n", "t.axb")
+    text = parse_program(
+        "thread 0\n  AXB(x, 0, 2, false, 0)\n  AXB(y, 0, 2, true, 5)\n"
+        "  AXB(x, 1, 0, true, 1)\nthread 1\n  AXB(x, 0, end, true, 1)\n",
+        "t.axb",
+    )
     code = body(text)
-    assert "if (AXB_LOAD(&mem[0]) == 0) goto T0_2;" in code        # forward jump: no deadline check
-    assert "(void)AXB_XCHG(&mem[1], 5);" in code                    # a store: both branches meet
+    assert "if (AXB_LOAD(&mem[0]) == 0) goto T0_2;" in code  # forward jump: no deadline check
+    assert "(void)AXB_XCHG(&mem[1], 5);" in code  # a store: both branches meet
     assert "if (AXB_XCHG(&mem[0], 1) == 1) { PROGRESS_SPIN(); goto T0_0; }" in code  # backward: checked
-    assert "(void)AXB_XCHG(&mem[0], 1);" in code                    # thread 1's store to `end`
+    assert "(void)AXB_XCHG(&mem[0], 1);" in code  # thread 1's store to `end`
     assert code.count("PROGRESS_SPIN()") == 1
 
 
@@ -72,7 +77,10 @@ def test_nvcc_compiles_the_whole_suite_module(oopsla_dir, tmp_path):
     programs = [parse_program(p.read_text(), str(p)) for p in sorted(oopsla_dir.rglob("*.axb"))[:60]]
     source = tmp_path / "suite.cu"
     source.write_text(cuda_source.module(programs))
-    result = subprocess.run(["nvcc", "-arch=sm_90", "-ptx", "-Werror", "all-warnings", "-o", str(tmp_path / "suite.ptx"), str(source)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        ["nvcc", "-arch=sm_90", "-ptx", "-Werror", "all-warnings", "-o", str(tmp_path / "suite.ptx"), str(source)],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "suite.ptx").read_text().count(".entry progress_test_") == 60

@@ -43,9 +43,11 @@ def test_option_parsers():
 
 def test_a_failing_conformance_test_violates_only_models_that_guarantee_it():
     rows = {"a": {"plain": "P", "chunked": "F (3/20)"}, "b": {"plain": "P", "chunked": "P"}}
-    verdicts = {"a": (_v("HSA", "weak", False), _v("fair", "weak", True)),
-                "b": (_v("HSA", "weak", True), _v("fair", "weak", True)),
-                "c": (_v("HSA", "weak", True), _v("fair", "weak", True))}  # not run: ignored
+    verdicts = {
+        "a": (_v("HSA", "weak", False), _v("fair", "weak", True)),
+        "b": (_v("HSA", "weak", True), _v("fair", "weak", True)),
+        "c": (_v("HSA", "weak", True), _v("fair", "weak", True)),
+    }  # not run: ignored
     report = {(r.model, r.fairness): r for r in conformance(("plain", "chunked"), rows, verdicts)}
     assert report["HSA", "weak"].conformance == ("b",) and report["HSA", "weak"].verdict == "consistent with"
     assert report["fair", "weak"].failed == {"plain": (), "chunked": ("a",)}
@@ -59,8 +61,10 @@ def test_conformance_sets_match_the_artifacts_verdicts(oopsla_dir, tmp_path, cap
         cadp = list(csv.DictReader(handle))
     chunked_fails = {row["test"] for row in cadp if row["LOBE/weak"] == "F"}
     table = tmp_path / "r.csv"
-    table.write_text(results.header(("plain", "chunked")) + "".join(
-        results.row(row["test"], ["P", "F (1/20)" if row["test"] in chunked_fails else "P"]) for row in cadp))
+    table.write_text(
+        results.header(("plain", "chunked"))
+        + "".join(results.row(row["test"], ["P", "F (1/20)" if row["test"] in chunked_fails else "P"]) for row in cadp)
+    )
     with pytest.raises(SystemExit) as exit_info:
         main(["conform", str(table), "--suite", str(oopsla_dir), "--format", "json"])
     assert exit_info.value.code == 0

@@ -18,8 +18,7 @@ from progress.gpu.heuristics import HEURISTICS, geometry, slot
 from progress.gpu.runner import Settings, run_tests
 from progress.parse import parse_program
 
-pytestmark = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
-                                reason="no C compiler")
+pytestmark = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler")
 DATA = Path(__file__).parent / "data" / "gpu"
 SPIN_FOREVER = "test spin\nthread 0\n  AXB(x, 0, 0, false, 0)\nthread 1\n  AXB(y, 0, end, true, 1)\n"
 
@@ -27,6 +26,7 @@ SPIN_FOREVER = "test spin\nthread 0\n  AXB(x, 0, 0, false, 0)\nthread 1\n  AXB(y
 @pytest.fixture(scope="module")
 def backend(tmp_path_factory):
     from progress.gpu.cpu import CpuBackend
+
     engine = CpuBackend(cache_dir=tmp_path_factory.mktemp("cc"))
     programs = [parse_program((DATA / name).read_text(), name) for name in ("pc_decreasing.axb", "pc_increasing.axb")]
     engine.prepare(programs + [parse_program(SPIN_FOREVER, "spin.axb")])
@@ -62,8 +62,23 @@ def test_the_compile_cache_reuses_executables(backend):
 def _run(tmp_path, *extra):
     out = tmp_path / "r.csv"
     with pytest.raises(SystemExit) as exit_info:
-        main(["run", str(DATA), "--backend", "cpu", "--iterations", "2", "--deadline", "2s",
-              "--instances", "2", "-o", str(out), *extra])
+        main(
+            [
+                "run",
+                str(DATA),
+                "--backend",
+                "cpu",
+                "--iterations",
+                "2",
+                "--deadline",
+                "2s",
+                "--instances",
+                "2",
+                "-o",
+                str(out),
+                *extra,
+            ]
+        )
     assert exit_info.value.code == 0
     return out
 
@@ -77,7 +92,10 @@ def test_cli_writes_csv_json_and_jsonl(tmp_path):
     assert meta["deadline_s"] == 2.0 and meta["failed_tests"] == {"plain": 0, "rr": 0, "chunked": 0}
     details = [json.loads(line) for line in out.with_suffix(".jsonl").read_text().splitlines()]
     assert [(d["test"], d["heuristic"], d["workgroups"]) for d in details[:3]] == [
-        ("pc_decreasing.axb", "plain", 2), ("pc_decreasing.axb", "rr", 4), ("pc_decreasing.axb", "chunked", 4)]
+        ("pc_decreasing.axb", "plain", 2),
+        ("pc_decreasing.axb", "rr", 4),
+        ("pc_decreasing.axb", "chunked", 4),
+    ]
 
 
 def test_cli_is_deterministic_and_resumes(tmp_path):
@@ -94,8 +112,22 @@ def test_cli_records_failures_as_f_k_of_n(tmp_path):
     spin.write_text(SPIN_FOREVER)
     out = tmp_path / "s.csv"
     with pytest.raises(SystemExit):
-        main(["run", str(spin), "--backend", "cpu", "--iterations", "3", "--deadline", "10ms",
-              "--heuristics", "chunked,plain", "-o", str(out)])
+        main(
+            [
+                "run",
+                str(spin),
+                "--backend",
+                "cpu",
+                "--iterations",
+                "3",
+                "--deadline",
+                "10ms",
+                "--heuristics",
+                "chunked,plain",
+                "-o",
+                str(out),
+            ]
+        )
     assert out.read_text().splitlines() == ["test,plain,chunked", f"{spin.as_posix()},F (3/3),F (3/3)"]
 
 
@@ -110,6 +142,7 @@ def test_cli_rejects_bad_options(tmp_path, args, capsys):
 def test_the_host_guard_kills_a_run_that_outlives_it(tmp_path):
     from progress.gpu.cpu import CpuBackend
     from progress.gpu.runner import DeviceHang
+
     engine = CpuBackend(cache_dir=tmp_path, guard_margin_s=0.2)
     with pytest.raises(DeviceHang) as error:
         engine._execute(["sleep", "10"], 1, 0.01)

@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from progress.gpu.heuristics import (HEURISTICS, MAX_WORKGROUPS, auto_instances, geometry, slot,
-                                     workgroup_of)
+from progress.gpu.heuristics import HEURISTICS, MAX_WORKGROUPS, auto_instances, geometry, slot, workgroup_of
 
 sizes = st.tuples(st.integers(1, 5), st.integers(1, 40))
 

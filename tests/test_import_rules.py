@@ -22,16 +22,41 @@ REPO = Path(__file__).resolve().parents[1]
 # Source directory -> the package it is installed as (pyproject's package-dir).
 PACKAGES = {"progress": "progress", "models": "progress.models", "synth": "progress.synth"}
 
-CORE_NAMES = ("parse", "grammar", "program", "semantics", "lts", "graph", "check", "witness",
-              "analyze", "report", "registry", "canonical", "source", "errors")
+CORE_NAMES = (
+    "parse",
+    "grammar",
+    "program",
+    "semantics",
+    "lts",
+    "graph",
+    "check",
+    "witness",
+    "analyze",
+    "report",
+    "registry",
+    "canonical",
+    "source",
+    "errors",
+)
 CORE_FILES = tuple(
     [Path("progress/__init__.py")]
     + [Path(f"progress/{name}.py") for name in CORE_NAMES]
     + sorted(path.relative_to(REPO) for path in (REPO / "models").glob("*.py"))
 )
 
-FORBIDDEN_IN_CORE = ("click", "z3", "cupy", "pycuda", "numba", "matplotlib", "dask",
-                     "distributed", "rich", "pprint", "logging")
+FORBIDDEN_IN_CORE = (
+    "click",
+    "z3",
+    "cupy",
+    "pycuda",
+    "numba",
+    "matplotlib",
+    "dask",
+    "distributed",
+    "rich",
+    "pprint",
+    "logging",
+)
 
 OWNERS = {
     "lark": "progress/grammar.py",
@@ -108,10 +133,17 @@ def test_core_imports_only_stdlib_core_and_lark(path):
 def printing(path: Path) -> list[str]:
     """Calls of `print` and uses of `sys.stdout` / `sys.stderr` in `path`."""
     tree = ast.parse((REPO / path).read_text(encoding="utf-8"))
-    return [f"{path}:{node.lineno}: {ast.unparse(node)}" for node in ast.walk(tree)
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print")
-            or (isinstance(node, ast.Attribute) and node.attr in ("stdout", "stderr")
-                and isinstance(node.value, ast.Name) and node.value.id == "sys")]
+    return [
+        f"{path}:{node.lineno}: {ast.unparse(node)}"
+        for node in ast.walk(tree)
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print")
+        or (
+            isinstance(node, ast.Attribute)
+            and node.attr in ("stdout", "stderr")
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "sys"
+        )
+    ]
 
 
 def test_the_scan_sees_printing():
@@ -126,8 +158,12 @@ def test_core_does_not_print(path):
 def test_only_the_cli_prints_or_uses_click_and_rich():
     outside = [path for path in source_files() if path.parts[:2] != ("progress", "cli")]
     bad = [line for path in outside for line in printing(path)]
-    bad += [f"{path}:{line}: {target}" for path in outside for line, target in imported(path)
-            if target.split(".")[0] in ("click", "rich")]
+    bad += [
+        f"{path}:{line}: {target}"
+        for path in outside
+        for line, target in imported(path)
+        if target.split(".")[0] in ("click", "rich")
+    ]
     assert not bad, bad
 
 
@@ -146,7 +182,11 @@ def test_each_heavy_dependency_has_one_owner():
 def test_nothing_outside_the_cli_imports_the_cli():
     """`python -m progress` (`progress/__main__.py`) is the one other entry point."""
     entry = (Path("progress/__main__.py"),)
-    bad = [f"{path}:{line}: {target}" for path in source_files()
-           if path.parts[:2] != ("progress", "cli") and path not in entry
-           for line, target in imported(path) if target.startswith("progress.cli")]
+    bad = [
+        f"{path}:{line}: {target}"
+        for path in source_files()
+        if path.parts[:2] != ("progress", "cli") and path not in entry
+        for line, target in imported(path)
+        if target.startswith("progress.cli")
+    ]
     assert not bad, bad

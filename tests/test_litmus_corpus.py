@@ -14,10 +14,10 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-import pytest
-
 import brute
+import pytest
 from conftest import OOPSLA, REPO
+
 from progress.analyze import check_program, queries_for
 from progress.canonical import canonical_hash
 from progress.parse import parse_program
@@ -58,10 +58,18 @@ def published() -> dict[str, dict[tuple[str, str], bool]]:
 
 def test_corpus_has_the_paper_and_gpu_idioms():
     names = {f.relative_to(LITMUS).as_posix() for f in FILES}
-    for wanted in ["paper/mutex.axb", "paper/prodcons_increasing.axb", "paper/prodcons_decreasing.axb",
-                   "paper/prodcons_bidirectional.axb", "paper/simplified_mutex.axb",
-                   "paper/dining_philosophers.axb", "idioms/ticket_lock.axb", "idioms/barrier_2.axb",
-                   "idioms/barrier_3.axb", "idioms/message_passing.axb"]:
+    for wanted in [
+        "paper/mutex.axb",
+        "paper/prodcons_increasing.axb",
+        "paper/prodcons_decreasing.axb",
+        "paper/prodcons_bidirectional.axb",
+        "paper/simplified_mutex.axb",
+        "paper/dining_philosophers.axb",
+        "idioms/ticket_lock.axb",
+        "idioms/barrier_2.axb",
+        "idioms/barrier_3.axb",
+        "idioms/message_passing.axb",
+    ]:
         assert wanted in names
 
 

@@ -8,9 +8,9 @@ import subprocess
 import sys
 from importlib.metadata import EntryPoint, entry_points
 
+import brute
 import pytest
 
-import brute
 import progress.registry as registry
 from progress.analyze import check_program, queries_for
 from progress.contract import check_model_contract
@@ -119,10 +119,16 @@ BROKEN = [
     ("F not an int", _broken(fair=lambda e, m, n: {0}), "not an int"),
     ("F a bool", _broken(fair=lambda e, m, n: False), "not an int"),
     ("fair not deterministic", _broken(fair=_flaky()), "not deterministic"),
-    ("unhashable initial memory", _broken(fair=_mutating_fair, memory=Memory("l", lambda n: [], lambda m, t: m)),
-     "unhashable"),
-    ("after not deterministic", _broken(memory=Memory("n", lambda n: 0, _counting()), fair=lambda e, m, n: 0),
-     "not deterministic"),
+    (
+        "unhashable initial memory",
+        _broken(fair=_mutating_fair, memory=Memory("l", lambda n: [], lambda m, t: m)),
+        "unhashable",
+    ),
+    (
+        "after not deterministic",
+        _broken(memory=Memory("n", lambda n: 0, _counting()), fair=lambda e, m, n: 0),
+        "not deterministic",
+    ),
     ("after unhashable", _broken(memory=Memory("s", lambda n: 0, lambda m, t: {t})), "unhashable"),
     ("unknown below", _broken(below=("SuperFair",)), "not a registered model"),
     ("below itself", _broken(name="fair", below=("fair",)), "below itself"),
@@ -170,8 +176,7 @@ def test_third_party_model_end_to_end(monkeypatch):
     assert _verdicts(LOWEST_TWO, CHAIN) == {"weak": False, "strong": False}
     assert _verdicts(fair, CHAIN) == {"weak": True, "strong": True}
     assert _verdicts(LOWEST_TWO, REVERSED_CHAIN) == {"weak": True, "strong": True}
-    monkeypatch.setitem(brute.MODELS, "lowest-two",
-                        (False, lambda enabled, started: set(sorted(enabled)[:2])))
+    monkeypatch.setitem(brute.MODELS, "lowest-two", (False, lambda enabled, started: set(sorted(enabled)[:2])))
     for p in map(parse_program, (PAIR, CHAIN, REVERSED_CHAIN)):
         report = check_program(p, queries_for([LOWEST_TWO]))
         lts = brute.explore(p, "lowest-two")
@@ -200,8 +205,9 @@ def test_third_party_model_is_discovered_through_entry_points(monkeypatch, fresh
 
 
 def test_registry_rejects_bad_entry_points(monkeypatch, fresh_registry):
-    monkeypatch.setattr(registry, "entry_points",
-                        lambda group: [EntryPoint("oops", "progress.models.base:NONE", group)])
+    monkeypatch.setattr(
+        registry, "entry_points", lambda group: [EntryPoint("oops", "progress.models.base:NONE", group)]
+    )
     with pytest.raises(Exception, match="not a ProgressModel"):
         registry.all_models()
 

@@ -14,14 +14,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import OOPSLA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from progress.cli.inputs import read_text
 from progress.errors import InputError
 from progress.parse import parse_program
-
-from conftest import OOPSLA
 
 MUTEX = """test mutex
 init m = 0
@@ -43,8 +42,13 @@ BAD = [
     ("unexpected end", "thread 0\n  AXB(m, 1, 0, true, 1", 2, 22, ["end of input"]),
     ("target out of range", "thread 0\n  AXB(m, 1, 3, true, 1)\n", 2, 13, ["target 3", "0..1"]),
     ("thread 0 missing", "thread 1\n  AXB(m, 1, 0, true, 1)\n", 1, 8, ["thread 0"]),
-    ("threads out of order", "thread 0\n  AXB(m, 1, 0, true, 1)\nthread 2\n  AXB(m, 0, 1, true, 1)\n",
-     3, 8, ["thread 1", "found thread 2"]),
+    (
+        "threads out of order",
+        "thread 0\n  AXB(m, 1, 0, true, 1)\nthread 2\n  AXB(m, 0, 1, true, 1)\n",
+        3,
+        8,
+        ["thread 1", "found thread 2"],
+    ),
     ("empty thread", "thread 0\nthread 1\n  AXB(m, 1, 0, true, 1)\n", 1, 8, ["empty"]),
     ("repeated test", "test a\ntest b\nthread 0\n  AXB(m, 1, 0, true, 1)\n", 2, 1, ["repeated 'test'"]),
     ("repeated init", "init m = 1\ninit m = 0\nthread 0\n  AXB(m, 1, 0, true, 1)\n", 2, 6, ["repeated 'init'"]),
@@ -174,12 +178,47 @@ def test_parse_details():
 
 # --- fuzzing ---------------------------------------------------------------
 
-TOKENS = ["thread", "test", "init", "AXB", "axb", "(", ")", ",", "=", "end", "true", "false", "0", "1", "2",
-          "3", "17", "m", "x", "#", "\n", " ", "\t", "\r", "\r\n", "\x0b", "\x0c", "\u2028", "é", "$",
-          "99999999999999999999", "_", "AXB(m, 1, 0, true, 1)", "thread 0\n", "thread 1\n"]
+TOKENS = [
+    "thread",
+    "test",
+    "init",
+    "AXB",
+    "axb",
+    "(",
+    ")",
+    ",",
+    "=",
+    "end",
+    "true",
+    "false",
+    "0",
+    "1",
+    "2",
+    "3",
+    "17",
+    "m",
+    "x",
+    "#",
+    "\n",
+    " ",
+    "\t",
+    "\r",
+    "\r\n",
+    "\x0b",
+    "\x0c",
+    "\u2028",
+    "é",
+    "$",
+    "99999999999999999999",
+    "_",
+    "AXB(m, 1, 0, true, 1)",
+    "thread 0\n",
+    "thread 1\n",
+]
 
-FUZZ = dict(derandomize=True, deadline=None, database=None, max_examples=400,
-            suppress_health_check=[HealthCheck.too_slow])
+FUZZ = dict(
+    derandomize=True, deadline=None, database=None, max_examples=400, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _parse_or_input_error(text: str) -> None:
@@ -222,11 +261,11 @@ def mutated(draw) -> str:
         kind = draw(st.sampled_from(["delete", "insert", "replace", "token"]))
         size = draw(st.integers(1, 6))
         if kind == "delete":
-            text = text[:where] + text[where + size:]
+            text = text[:where] + text[where + size :]
         elif kind == "insert":
             text = text[:where] + draw(st.text(min_size=1, max_size=size)) + text[where:]
         elif kind == "replace":
-            text = text[:where] + draw(st.text(min_size=1, max_size=size)) + text[where + size:]
+            text = text[:where] + draw(st.text(min_size=1, max_size=size)) + text[where + size :]
         else:
             text = text[:where] + draw(st.sampled_from(TOKENS)) + text[where:]
     return text

@@ -4,7 +4,8 @@ layouts and on mutations of them."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from progress.errors import InputError
 from progress.grammar import parse_items
@@ -24,8 +25,13 @@ def instruction_line(draw, clean=False):
     s = draw(SPACE)
     name, number = (CLEAN_NAME, CLEAN_NUMBER) if clean else (NAME, NUMBER)
     axb = draw(st.sampled_from(["AXB", "axb", "Axb"]))
-    parts = [draw(name), draw(number), draw(st.sampled_from(["0", "1", "2", "5", "end"])),
-             draw(BOOL if clean else st.one_of(BOOL, st.just("True"))), draw(number)]
+    parts = [
+        draw(name),
+        draw(number),
+        draw(st.sampled_from(["0", "1", "2", "5", "end"])),
+        draw(BOOL if clean else st.one_of(BOOL, st.just("True"))),
+        draw(number),
+    ]
     inner = ",".join(f"{draw(SPACE)}{p}{draw(SPACE)}" for p in parts)
     comment = draw(st.sampled_from(["", "  # note", "#x"]))
     return f"{s}{axb}{draw(SPACE)}({inner}){comment}"
@@ -68,7 +74,7 @@ def mutated(draw):
     at = draw(st.integers(0, len(text) - 1))
     insert = draw(st.sampled_from(["", "x", " ", "\n", "(", ",", "9", "#", "thread 1\n", "end"]))
     cut = draw(st.integers(0, 3))
-    return text[:at] + insert + text[at + cut:]
+    return text[:at] + insert + text[at + cut :]
 
 
 @settings(max_examples=400, derandomize=True, deadline=None)

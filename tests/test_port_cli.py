@@ -22,8 +22,10 @@ from progress.errors import InputError
 ARTIFACT = {
     "2t2i/2.axb": "THREAD0\natomic_exch_branch(0,0,0,0)\n\n\nTHREAD1\natomic_exch_branch(0,0,1,0)\n\n\n",
     "2t2i/5.axb": "THREAD0\natomic_store(0,1)\n\n\nTHREAD1\natomic_chk_branch(0,0,0)\n\n\n",
-    "3t4i/27.axb": ("THREAD0\natomic_exch_branch(0,0,0,0)\n\n\nTHREAD1\natomic_exch_branch(0,0,1,END)\n\n"
-                    "atomic_exch_branch(0,1,0,0)\n\n\nTHREAD2\natomic_store(0,1)\n\n\n"),
+    "3t4i/27.axb": (
+        "THREAD0\natomic_exch_branch(0,0,0,0)\n\n\nTHREAD1\natomic_exch_branch(0,0,1,END)\n\n"
+        "atomic_exch_branch(0,1,0,0)\n\n\nTHREAD2\natomic_store(0,1)\n\n\n"
+    ),
 }
 
 
@@ -32,8 +34,9 @@ def invoke(*args):
 
 
 def run(*args):
-    done = subprocess.run([sys.executable, "-c", "from progress.cli import main; main()", *map(str, args)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", "from progress.cli import main; main()", *map(str, args)], capture_output=True, text=True
+    )
     return done.returncode, done.stdout, done.stderr
 
 
@@ -43,7 +46,7 @@ def test_import_of_artifact_text_gives_the_suite_test(oopsla_dir, tmp_path, name
     source.write_text(ARTIFACT[name])
     result = invoke("import", source, "--name", "t")
     assert result.exit_code == 0
-    imported = (tmp_path / "t.axb")
+    imported = tmp_path / "t.axb"
     imported.write_text(result.stdout)
     assert load(imported).threads == load(oopsla_dir / name).threads
 
@@ -61,14 +64,17 @@ def test_export_then_import_gives_back_every_suite_test(oopsla_dir, tmp_path):
     assert len(imported) == 40 and imported[0].relative_to(tmp_path / "axb").parts[0] == "2t2i"
 
 
-@pytest.mark.parametrize("text, where, message", [
-    ("THREAD0\natomic_exch_branch(0,0,1)\n", "t.txt:2:1", "takes 4 arguments"),
-    ("THREAD1\natomic_store(0,1)\n", "t.txt:1:1", "expected THREAD0"),
-    ("THREAD0\natomic_chk_branch(0,0,5)\n", "t.txt:2:1", "target 5 is out of range"),
-    ("THREAD0\n\nTHREAD1\natomic_store(0,1)\n", "t.txt:1:1", "THREAD0 has no instructions"),
-    ("THREAD0\natomic_swap(0,1)\n", "t.txt:2:1", "expected THREAD<n>"),
-    ("THREAD0\natomic_store(x,1)\n", "t.txt:2:1", "location must be a non-negative integer"),
-])
+@pytest.mark.parametrize(
+    "text, where, message",
+    [
+        ("THREAD0\natomic_exch_branch(0,0,1)\n", "t.txt:2:1", "takes 4 arguments"),
+        ("THREAD1\natomic_store(0,1)\n", "t.txt:1:1", "expected THREAD0"),
+        ("THREAD0\natomic_chk_branch(0,0,5)\n", "t.txt:2:1", "target 5 is out of range"),
+        ("THREAD0\n\nTHREAD1\natomic_store(0,1)\n", "t.txt:1:1", "THREAD0 has no instructions"),
+        ("THREAD0\natomic_swap(0,1)\n", "t.txt:2:1", "expected THREAD<n>"),
+        ("THREAD0\natomic_store(x,1)\n", "t.txt:2:1", "location must be a non-negative integer"),
+    ],
+)
 def test_bad_artifact_text_names_the_line(tmp_path, text, where, message):
     (tmp_path / "t.txt").write_text(text)
     code, _, err = run("import", tmp_path / "t.txt")
@@ -95,11 +101,14 @@ def test_export_promela_carries_the_canonical_hash_and_is_deterministic(oopsla_d
     assert invoke("export", path, "--format", "promela", "--model", "LOBE", "--weak").stdout == first.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (("--format", "promela"), "needs --model"),
-    (("--format", "promela", "--model", "OBE", "--strong"), "weak fairness only"),
-    (("--model", "OBE"), "--format promela only"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--format", "promela"), "needs --model"),
+        (("--format", "promela", "--model", "OBE", "--strong"), "weak fairness only"),
+        (("--model", "OBE"), "--format promela only"),
+    ],
+)
 def test_export_usage_errors(oopsla_dir, args, message):
     code, _, err = run("export", oopsla_dir / "2t2i" / "0.axb", *args)
     assert code == 2 and message in err

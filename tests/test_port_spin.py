@@ -22,8 +22,10 @@ MUTEX = Path(__file__).resolve().parents[1] / "litmus" / "paper" / "mutex.axb"
 GROUPS = ("2t2i", "2t3i", "2t4i", "3t3i", "3t4i")
 PER_GROUP = 6
 
-needs_spin = pytest.mark.skipif(shutil.which("spin") is None or shutil.which("gcc") is None,
-                                reason="SPIN and gcc are not installed (.ci/system-deps installs them)")
+needs_spin = pytest.mark.skipif(
+    shutil.which("spin") is None or shutil.which("gcc") is None,
+    reason="SPIN and gcc are not installed (.ci/system-deps installs them)",
+)
 
 
 def spin_terminates(promela: str, workdir: Path) -> bool:
@@ -87,13 +89,17 @@ def test_spin_agrees_on_the_mutex(tmp_path, model, terminates):
 def test_spin_gives_our_weak_verdicts_on_a_sample_of_the_suite(oopsla_dir, tmp_path):
     models = list(all_models())
     sample = _sample(oopsla_dir, models)
-    jobs = [(path, model.name, verdicts[model.name], to_promela(load(path), model))
-            for path, verdicts in sample.items() for model in models]
+    jobs = [
+        (path, model.name, verdicts[model.name], to_promela(load(path), model))
+        for path, verdicts in sample.items()
+        for model in models
+    ]
     assert len(sample) >= len(GROUPS) * PER_GROUP
     with ThreadPoolExecutor(max_workers=2) as pool:
         spin = list(pool.map(lambda i: spin_terminates(jobs[i][3], tmp_path / f"job{i}"), range(len(jobs))))
-    disagreements = [(p.parent.name + "/" + p.name, m, ours) for (p, m, ours, _), theirs in zip(jobs, spin)
-                     if ours is not theirs]
+    disagreements = [
+        (p.parent.name + "/" + p.name, m, ours) for (p, m, ours, _), theirs in zip(jobs, spin) if ours is not theirs
+    ]
     assert disagreements == []
     # The sample is not trivial: both verdicts occur under every model with fairness.
     for model in models:

@@ -21,7 +21,7 @@ def test_encoder_matches_json_dumps_on_the_suite(oopsla_dir):
 
 
 def test_encoder_escapes_names_and_reports_inconclusive_checks():
-    text = 'test spin\nthread 0\n  AXB(x, 0, 0, false, 0)\nthread 1\n  AXB(x, 0, end, true, 1)\n'
+    text = "test spin\nthread 0\n  AXB(x, 0, 0, false, 0)\nthread 1\n  AXB(x, 0, end, true, 1)\n"
     program = parse_program(text, 'dir with "quotes"/ünïcode.axb')
     report = check_program(program, queries_for(all_models()), max_states=1)
     assert all(v.terminates is None for v in report.verdicts)

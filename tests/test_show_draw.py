@@ -42,7 +42,7 @@ def test_mutex_under_obe_terminates_and_shows_the_started_set():
     pic = picture(load(MUTEX), find_model("OBE"), "weak")
     dot = to_dot(pic)
     assert pic.terminates and "guaranteed to terminate" in dot and "c0392b" not in dot
-    assert "started {0,1}" in dot and 'T1:0 {0,1}' in dot
+    assert "started {0,1}" in dot and "T1:0 {0,1}" in dot
 
 
 SAMPLE = ["2t2i/0.axb", "2t3i/9.axb", "2t4i/22.axb", "3t3i/7.axb", "3t4i/13.axb"]
@@ -98,16 +98,22 @@ def test_unknown_model_is_a_usage_error():
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", "from progress.cli import main; main()", "show", str(MUTEX),
-                           "--model", "nonesuch"], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", "from progress.cli import main; main()", "show", str(MUTEX), "--model", "nonesuch"],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 2 and "unknown progress model" in done.stderr
 
 
-@pytest.mark.parametrize("kind, command", [
-    ("starvation", ("litmus/paper/mutex.axb", "HSA")),
-    ("livelock", ("../shared/data/oopsla21/2t2i/0.axb", "fair")),
-    ("terminating", ("litmus/paper/mutex.axb", "OBE")),
-])
+@pytest.mark.parametrize(
+    "kind, command",
+    [
+        ("starvation", ("litmus/paper/mutex.axb", "HSA")),
+        ("livelock", ("../shared/data/oopsla21/2t2i/0.axb", "fair")),
+        ("terminating", ("litmus/paper/mutex.axb", "OBE")),
+    ],
+)
 def test_committed_pictures_show_each_witness_kind(repo, kind, command):
     """docs/images/witness-<kind>.png is `progress show PATH --model M --weak -o ...`."""
     assert (repo / "docs" / "images" / f"witness-{kind}.png").stat().st_size > 10_000

@@ -5,7 +5,7 @@ configuration; those that do not are pinned with the constraint they break."""
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -19,8 +19,22 @@ CONFIGS = ("2t2i", "2t3i", "2t4i", "3t3i", "3t4i")
 
 REJECTED = {  # file: (constraint, message)
     f"2t3i/{n}.axb": (6, f"thread {t} instruction {i} never changes m0")
-    for n, t, i in [(2, 0, 0), (13, 0, 1), (14, 0, 0), (18, 0, 0), (30, 1, 0), (41, 1, 0), (46, 0, 1),
-                    (58, 1, 1), (61, 1, 1), (65, 0, 1), (90, 1, 1), (100, 1, 0), (117, 1, 0), (128, 0, 0)]
+    for n, t, i in [
+        (2, 0, 0),
+        (13, 0, 1),
+        (14, 0, 0),
+        (18, 0, 0),
+        (30, 1, 0),
+        (41, 1, 0),
+        (46, 0, 1),
+        (58, 1, 1),
+        (61, 1, 1),
+        (65, 0, 1),
+        (90, 1, 1),
+        (100, 1, 0),
+        (117, 1, 0),
+        (128, 0, 0),
+    ]
 }
 
 
@@ -28,7 +42,7 @@ def bounds_of(config: str) -> Bounds:
     return Bounds(int(config[0]), int(config[2]))
 
 
-@lru_cache(maxsize=None)
+@cache
 def synthesized(config: str) -> frozenset:
     space = Space(bounds_of(config))
     judges: dict = {}

@@ -69,8 +69,9 @@ def test_export_is_read_by_progress_check(tmp_path, capsys):
 
 
 def test_z3_engine_exports_the_same_bytes(tmp_path, capsys, reference):
-    code, out, _ = run(capsys, *SMALL, "--engine", "z3", "--out", str(tmp_path / "z.db"),
-                       "--export", str(tmp_path / "x"))
+    code, out, _ = run(
+        capsys, *SMALL, "--engine", "z3", "--out", str(tmp_path / "z.db"), "--export", str(tmp_path / "x")
+    )
     assert code == 0 and "engine z3" in out
     assert tree(tmp_path / "x") == reference
 
@@ -81,8 +82,7 @@ def test_time_limit_then_resume(tmp_path, capsys, reference):
     code, out, _ = run(capsys, *SMALL, *slow, "--out", db, "--time-limit", "0.3")
     assert code == 3
     assert "stopped at the time limit: covered " in out and "continue with --resume" in out
-    code, out, _ = run(capsys, *SMALL, "--unit-size", "64", "--out", db, "--resume",
-                       "--export", str(tmp_path / "x"))
+    code, out, _ = run(capsys, *SMALL, "--unit-size", "64", "--out", db, "--resume", "--export", str(tmp_path / "x"))
     assert code == 0 and "complete:" in out
     assert tree(tmp_path / "x") == reference
 
@@ -109,8 +109,19 @@ def units_done(db: Path) -> int:
 
 
 def start(db: Path) -> subprocess.Popen:
-    command = [sys.executable, "-c", "from progress.cli import main; main()", "synth", *SMALL,
-               "--unit-size", "32", "--throttle", "0.1", "--out", str(db)]
+    command = [
+        sys.executable,
+        "-c",
+        "from progress.cli import main; main()",
+        "synth",
+        *SMALL,
+        "--unit-size",
+        "32",
+        "--throttle",
+        "0.1",
+        "--out",
+        str(db),
+    ]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -134,16 +145,27 @@ def test_killed_mid_run_then_resumed(tmp_path, capsys, reference, how):
     else:
         assert process.returncode == -signal.SIGKILL
     assert 3 <= units_done(db) < 54  # 1708 candidates in units of 32
-    code, out, _ = run(capsys, *SMALL, "--unit-size", "32", "--out", str(db), "--resume",
-                       "--export", str(tmp_path / "x"))
+    code, out, _ = run(
+        capsys, *SMALL, "--unit-size", "32", "--out", str(db), "--resume", "--export", str(tmp_path / "x")
+    )
     assert code == 0 and "tests found: 162;" in out
     assert units_done(db) == 54
     assert tree(tmp_path / "x") == reference
 
 
 def test_dask_local_cluster_gives_the_same_export(tmp_path, capsys, reference):
-    code, out, _ = run(capsys, *SMALL, "--workers", "2", "--unit-size", "128", "--out", str(tmp_path / "d.db"),
-                       "--export", str(tmp_path / "x"))
+    code, out, _ = run(
+        capsys,
+        *SMALL,
+        "--workers",
+        "2",
+        "--unit-size",
+        "128",
+        "--out",
+        str(tmp_path / "d.db"),
+        "--export",
+        str(tmp_path / "x"),
+    )
     assert code == 0 and "complete:" in out
     assert tree(tmp_path / "x") == reference
 
@@ -152,8 +174,18 @@ def test_dask_scheduler_address(tmp_path, capsys, reference):
     from dask.distributed import LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        code, out, _ = run(capsys, *SMALL, "--scheduler", cluster.scheduler_address, "--unit-size", "256",
-                           "--out", str(tmp_path / "d.db"), "--export", str(tmp_path / "x"))
+        code, out, _ = run(
+            capsys,
+            *SMALL,
+            "--scheduler",
+            cluster.scheduler_address,
+            "--unit-size",
+            "256",
+            "--out",
+            str(tmp_path / "d.db"),
+            "--export",
+            str(tmp_path / "x"),
+        )
     assert code == 0 and "complete:" in out
     assert tree(tmp_path / "x") == reference
 

@@ -35,8 +35,7 @@ def z3_set(bounds: Bounds) -> frozenset:
 def candidates(draw):
     bounds = draw(st.sampled_from([Bounds(2, 3), Bounds(2, 4), Bounds(3, 4), Bounds(3, 3)]))
     lengths = draw(st.sampled_from(partitions(bounds)))
-    code = tuple(tuple(draw(st.sampled_from(instruction_options(n, i, bounds))) for i in range(n))
-                 for n in lengths)
+    code = tuple(tuple(draw(st.sampled_from(instruction_options(n, i, bounds))) for i in range(n)) for n in lengths)
     return bounds, code
 
 

@@ -22,10 +22,17 @@ def test_instruction_options_are_exactly_the_meaningful_ones():
         for i in range(n):
             options = instruction_options(n, i, bounds)
             assert len(options) == len(set(options)) == 12 * n + 4  # n non-store targets x 12 + 4 stores
-            every = {(loc, cmp, target, xchg, val) for loc, cmp, val in itertools.product(range(2), repeat=3)
-                     for target in range(n + 1) for xchg in (False, True)}
-            meaningful = {ins for ins in every
-                          if not (ins[2] == i + 1 and (ins[1] != 0 or not ins[3])) and (ins[3] or ins[4] == 0)}
+            every = {
+                (loc, cmp, target, xchg, val)
+                for loc, cmp, val in itertools.product(range(2), repeat=3)
+                for target in range(n + 1)
+                for xchg in (False, True)
+            }
+            meaningful = {
+                ins
+                for ins in every
+                if not (ins[2] == i + 1 and (ins[1] != 0 or not ins[3])) and (ins[3] or ins[4] == 0)
+            }
             assert set(options) == meaningful
 
 
@@ -48,7 +55,7 @@ def test_canonical_size_counts_one_program_per_renaming_class():
             total += 1
             start, codes = 0, []
             for n in lengths:
-                codes.append(tuple(flat[start:start + n]))
+                codes.append(tuple(flat[start : start + n]))
                 start += n
             classes.add(canonical.from_program(canonical.to_program(tuple(codes))))
     space = Space(bounds)

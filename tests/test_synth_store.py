@@ -9,8 +9,8 @@ from progress.synth.driver import Settings, StopReason, open_run, synthesize
 from progress.synth.space import Bounds
 from progress.synth.store import FoundTest, Store, UnitResult
 
-TEST_A = FoundTest('[[[0,0,0,0,0]],[[0,0,1,1,1]]]', "aaaa", (("unfair", "F"), ("fair/weak", "P")))
-TEST_B = FoundTest('[[[0,1,0,0,0]],[[0,0,1,1,1]]]', "bbbb", (("unfair", "F"), ("fair/weak", "F")))
+TEST_A = FoundTest("[[[0,0,0,0,0]],[[0,0,1,1,1]]]", "aaaa", (("unfair", "F"), ("fair/weak", "P")))
+TEST_B = FoundTest("[[[0,1,0,0,0]],[[0,0,1,1,1]]]", "bbbb", (("unfair", "F"), ("fair/weak", "F")))
 
 
 def test_commit_is_idempotent(tmp_path):

@@ -26,7 +26,7 @@ def replay(program, lasso, model):
         visited.append(((state, memory), enabled, fair, step.thread))
         state, memory = machine.step(state, step.thread), model.memory.after(memory, step.thread)
     assert visited[lasso.loop_start][0] == (state, memory), "the loop does not close"
-    return visited[lasso.loop_start:]
+    return visited[lasso.loop_start :]
 
 
 def assert_valid(loop, fairness):

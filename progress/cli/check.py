@@ -17,20 +17,47 @@ from .inputs import expand_each, read_text
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--model", "-m", "model_names", multiple=True, metavar="MODEL",
-              help="Check under this model only (repeatable). Default: every registered model.")
+@click.option(
+    "--model",
+    "-m",
+    "model_names",
+    multiple=True,
+    metavar="MODEL",
+    help="Check under this model only (repeatable). Default: every registered model.",
+)
 @click.option("--weak", is_flag=True, help="Weak fairness only.")
 @click.option("--strong", is_flag=True, help="Strong fairness only.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="text, or JSON Lines (one object per test).")
-@click.option("--witness/--no-witness", default=None,
-              help="Show lassos for failing verdicts (default: on when one model is checked).")
-@click.option("--max-states", type=click.IntRange(min=1), default=None,
-              help="Stop a test's exploration past this many states (inconclusive, exit 3).")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-              help="Stop a test's check after this many seconds (inconclusive, exit 3).")
-@click.option("--expect-header", is_flag=True,
-              help="Compare with each test's '# expect:' header line instead; exit 1 on any mismatch.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text, or JSON Lines (one object per test).",
+)
+@click.option(
+    "--witness/--no-witness",
+    default=None,
+    help="Show lassos for failing verdicts (default: on when one model is checked).",
+)
+@click.option(
+    "--max-states",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Stop a test's exploration past this many states (inconclusive, exit 3).",
+)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Stop a test's check after this many seconds (inconclusive, exit 3).",
+)
+@click.option(
+    "--expect-header",
+    is_flag=True,
+    help="Compare with each test's '# expect:' header line instead; exit 1 on any mismatch.",
+)
 def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit, expect_header):
     """Decide whether each test is guaranteed to terminate.
 
@@ -59,8 +86,9 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
             click.echo(error.render(), err=True)
             tally["bad"] += 1
             continue
-        report = check_program(program, queries, max_states=max_states, time_limit=time_limit,
-                               witnesses=show_witness or fmt == "json")
+        report = check_program(
+            program, queries, max_states=max_states, time_limit=time_limit, witnesses=show_witness or fmt == "json"
+        )
         _count(tally, report)
         if expected is not None:
             click.echo(_expectation_text(report, expected, tally), err=fmt == "json")
@@ -89,8 +117,10 @@ def _expectation_text(report, expected, tally) -> str:
     name = report.program.name
     if not wrong:
         return f"{name}: all {len(expected)} expected verdicts hold"
-    return "\n".join(f"{name}: {model} {fairness}: expected {phrase_of(want)}, got {phrase_of(got)}"
-                     for model, fairness, want, got in wrong)
+    return "\n".join(
+        f"{name}: {model} {fairness}: expected {phrase_of(want)}, got {phrase_of(got)}"
+        for model, fairness, want, got in wrong
+    )
 
 
 def _count(tally, report) -> None:
@@ -115,8 +145,10 @@ def _text(report, path: str, single: bool, show_witness: bool) -> str:
 
 
 def _summary(tally, expect_header: bool = False) -> str:
-    text = (f"checked {tally['tests']} test(s): {tally['terminates']} verdict(s) guaranteed to terminate, "
-            f"{tally['fails']} may not terminate, {tally['inconclusive']} inconclusive")
+    text = (
+        f"checked {tally['tests']} test(s): {tally['terminates']} verdict(s) guaranteed to terminate, "
+        f"{tally['fails']} may not terminate, {tally['inconclusive']} inconclusive"
+    )
     if expect_header:
         text += f"; expectations: {tally['met']} hold, {tally['mismatched']} do not"
     if tally["bad"]:

@@ -19,23 +19,60 @@ from .outputs import write_file
 
 @click.command("classify")
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--rule", type=click.Choice(RULES), default=LATTICE, show_default=True,
-              help="lattice: SPEC section 5's definitions; paper: how the paper's Table 4 was counted.")
+@click.option(
+    "--rule",
+    type=click.Choice(RULES),
+    default=LATTICE,
+    show_default=True,
+    help="lattice: SPEC section 5's definitions; paper: how the paper's Table 4 was counted.",
+)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="md", show_default=True)
-@click.option("--matrix", is_flag=True, help="Print the verdict matrix (test x model/fairness, P/F) "
-              "instead of the classification table.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the table or matrix to FILE instead of standard output.")
-@click.option("--suites", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
-              help="Write DIR/conformance/<model>-<fairness>.txt and DIR/distinguishing/... (@list files).")
-@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
-              help="Draw weak/strong and distinguishing shares (like the paper's Fig. 10) to FILE.png|.svg.")
-@click.option("--expect", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
-              help="Compare with a verdict CSV: print every mismatching cell; exit 1 if any.")
-@click.option("--max-states", type=click.IntRange(min=1), default=None,
-              help="Stop a test's exploration past this many states (its verdicts are `?`).")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-              help="Stop a test's check after this many seconds (its verdicts are `?`).")
+@click.option(
+    "--matrix",
+    is_flag=True,
+    help="Print the verdict matrix (test x model/fairness, P/F) instead of the classification table.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the table or matrix to FILE instead of standard output.",
+)
+@click.option(
+    "--suites",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="Write DIR/conformance/<model>-<fairness>.txt and DIR/distinguishing/... (@list files).",
+)
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Draw weak/strong and distinguishing shares (like the paper's Fig. 10) to FILE.png|.svg.",
+)
+@click.option(
+    "--expect",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Compare with a verdict CSV: print every mismatching cell; exit 1 if any.",
+)
+@click.option(
+    "--max-states",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Stop a test's exploration past this many states (its verdicts are `?`).",
+)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Stop a test's check after this many seconds (its verdicts are `?`).",
+)
 def classify_command(paths, rule, fmt, matrix, output, suites, plot, expect, max_states, time_limit):
     """Check every test under every model and classify the suite.
 
@@ -67,10 +104,12 @@ def classify_command(paths, rule, fmt, matrix, output, suites, plot, expect, max
         write_file(plot, draw_shares(verdicts, classification, plot.suffix.lower()[1:]))
     mismatches = _report_expect(verdicts, expected, expect) if expected is not None else 0
     inconclusive = sum(cell is None for row in verdicts.rows for cell in row.cells)
-    click.echo(f"classified {len(verdicts.rows)} test(s), {rule} rule; {inconclusive} inconclusive verdict(s)"
-               + (f"; {bad} file(s) with bad input" if bad else ""), err=True)
-    raise SystemExit(EXIT_USAGE if bad else EXIT_FAIL if mismatches else
-                     EXIT_INCONCLUSIVE if inconclusive else EXIT_OK)
+    click.echo(
+        f"classified {len(verdicts.rows)} test(s), {rule} rule; {inconclusive} inconclusive verdict(s)"
+        + (f"; {bad} file(s) with bad input" if bad else ""),
+        err=True,
+    )
+    raise SystemExit(EXIT_USAGE if bad else EXIT_FAIL if mismatches else EXIT_INCONCLUSIVE if inconclusive else EXIT_OK)
 
 
 def check_suite(locations: dict[str, Path], models, max_states=None, time_limit=None) -> tuple[Matrix, int]:
@@ -88,8 +127,7 @@ def check_suite(locations: dict[str, Path], models, max_states=None, time_limit=
                 click.echo(error.render(), err=True)
                 bad += 1
                 continue
-            report = check_program(program, queries, max_states=max_states, time_limit=time_limit,
-                                   witnesses=False)
+            report = check_program(program, queries, max_states=max_states, time_limit=time_limit, witnesses=False)
             rows.append(matrix_row(name, report, columns))
     return Matrix(columns, tuple(rows)), bad
 
@@ -125,8 +163,10 @@ def write_suites(directory: Path, classification: Classification, locations: dic
         for row in classification.rows:
             tests = row.conformance if kind == "conformance" else row.distinguishing
             name = Column(row.model, row.fairness).label.replace("/", "-")
-            header = (f"# {kind} tests of {Column(row.model, row.fairness).label}, "
-                      f"{classification.rule} rule: {len(tests)} of {classification.tests}\n")
+            header = (
+                f"# {kind} tests of {Column(row.model, row.fairness).label}, "
+                f"{classification.rule} rule: {len(tests)} of {classification.tests}\n"
+            )
             base = os.path.abspath(folder)
             lines = [Path(os.path.relpath(os.path.abspath(locations[t]), base)).as_posix() for t in tests]
             write_file(folder / f"{name}.txt", header + "".join(line + "\n" for line in lines))
@@ -138,7 +178,8 @@ def _report_expect(verdicts: Matrix, expected: dict, path: Path) -> int:
         click.echo(mismatch_line(mismatch))
     compared = sum(1 for row in verdicts.rows if row.test in expected)
     missing = len(verdicts.rows) - compared
-    click.echo(f"{len(mismatches)} mismatching cell(s) in {len({m.test for m in mismatches})} test(s); "
-               f"{compared} test(s) compared with {path}"
-               + (f", {missing} not in it" if missing else ""))
+    click.echo(
+        f"{len(mismatches)} mismatching cell(s) in {len({m.test for m in mismatches})} test(s); "
+        f"{compared} test(s) compared with {path}" + (f", {missing} not in it" if missing else "")
+    )
     return len(mismatches)

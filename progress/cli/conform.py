@@ -17,11 +17,21 @@ from .inputs import load, read_text
 
 @click.command()
 @click.argument("results_csv", metavar="RESULTS", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--suite", "suites", multiple=True, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Directory the results' test keys are relative to (repeatable; first match wins).")
+@click.option(
+    "--suite",
+    "suites",
+    multiple=True,
+    required=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Directory the results' test keys are relative to (repeatable; first match wins).",
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--max-states", type=click.IntRange(min=1), default=None,
-              help="Leave a test's verdict undecided past this many states.")
+@click.option(
+    "--max-states",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Leave a test's verdict undecided past this many states.",
+)
 def conform(results_csv, suites, fmt, max_states):
     """For each model and fairness: the conformance tests that failed on the
     device, and whether the device is "consistent with" or "violates" it.
@@ -46,9 +56,20 @@ def conform(results_csv, suites, fmt, max_states):
         verdicts[key] = check_program(load(path), queries, max_states=max_states, witnesses=False).verdicts
     report = conforming.conformance(heuristics, rows, verdicts)
     if fmt == "json":
-        click.echo(json.dumps({"results": str(results_csv), "tests": len(verdicts), "not_in_suite": missing,
-                               "models": [conforming.as_dict(item) for item in report]}, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "results": str(results_csv),
+                    "tests": len(verdicts),
+                    "not_in_suite": missing,
+                    "models": [conforming.as_dict(item) for item in report],
+                },
+                indent=2,
+            )
+        )
         return
-    click.echo(f"{results_csv}: {len(verdicts)} tests checked"
-               + (f", {len(missing)} not in the suite (left out)" if missing else ""))
+    click.echo(
+        f"{results_csv}: {len(verdicts)} tests checked"
+        + (f", {len(missing)} not in the suite (left out)" if missing else "")
+    )
     click.echo(conforming.render_text(report, heuristics), nl=False)

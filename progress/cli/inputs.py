@@ -70,8 +70,12 @@ def _expand_list(listing: Path) -> list[Path | InputError]:
         entries += 1
         target = listing.parent / entry
         if not target.exists():
-            result.append(InputError(f"no such file or directory: {entry}",
-                                     SourcePosition(str(listing), number, line.index(entry) + 1, line)))
+            result.append(
+                InputError(
+                    f"no such file or directory: {entry}",
+                    SourcePosition(str(listing), number, line.index(entry) + 1, line),
+                )
+            )
             continue
         try:
             result += _expand_one(str(target))
@@ -101,10 +105,12 @@ def read_text(path: Path) -> str:
     except UnicodeDecodeError as error:
         line_start = data.rfind(b"\n", 0, error.start) + 1
         line_end = data.find(b"\n", error.start)
-        shown = data[line_start: None if line_end < 0 else line_end].decode("utf-8", "replace").rstrip("\r")
-        column = len(data[line_start: error.start].decode("utf-8", "replace")) + 1
-        raise InputError(f"not UTF-8 text (byte 0x{data[error.start]:02x})",
-                         SourcePosition(str(path), data[: error.start].count(b"\n") + 1, column, shown)) from None
+        shown = data[line_start : None if line_end < 0 else line_end].decode("utf-8", "replace").rstrip("\r")
+        column = len(data[line_start : error.start].decode("utf-8", "replace")) + 1
+        raise InputError(
+            f"not UTF-8 text (byte 0x{data[error.start]:02x})",
+            SourcePosition(str(path), data[: error.start].count(b"\n") + 1, column, shown),
+        ) from None
 
 
 def load(path: Path) -> Program:

@@ -3,9 +3,9 @@ usage error (exit 2) naming the path, never a traceback."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from ..errors import UsageError
 

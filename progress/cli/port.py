@@ -20,8 +20,13 @@ SUFFIX = {"axb": ".axb", "artifact": ".txt", "promela": ".pml"}
 
 @click.command("import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
-              help="A .axb file (one input) or a directory (one .axb per input, named after it).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="A .axb file (one input) or a directory (one .axb per input, named after it).",
+)
 @click.option("--name", default=None, help="The test's name (one input only). Default: the file's stem.")
 def import_command(files, output, name):
     """Convert the OOPSLA'21 artifact's text form (THREAD0, atomic_exch_branch(l, c, x, t),
@@ -44,8 +49,13 @@ def import_command(files, output, name):
 @click.option("--weak", "fairness", flag_value="weak", default=True, help="Weak fairness (default; promela).")
 @click.option("--strong", "fairness", flag_value="strong", help="Refused: Promela export encodes weak fairness.")
 @click.option("--canonical", is_flag=True, help="axb: the canonical form (locations renamed, SPEC section 6).")
-@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
-              help="A file (one input) or a directory (one file per input, mirroring the inputs' layout).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="A file (one input) or a directory (one file per input, mirroring the inputs' layout).",
+)
 def export_command(paths, fmt, model_name, fairness, canonical, output):
     """Write tests as .axb (normalised or --canonical), as the artifact's text
     form, or as Promela for SPIN with the model's fair set as ghost state and

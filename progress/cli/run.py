@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from contextlib import ExitStack
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
@@ -21,18 +21,44 @@ from .outputs import write_file
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--backend", type=click.Choice(["cuda", "cpu"]), default="cuda", show_default=True,
-              help="cuda: kernels on the GPU through CuPy; cpu: generated C on POSIX threads.")
-@click.option("--heuristics", "heuristics_text", default="plain,rr,chunked", show_default=True,
-              help="Comma-separated launch heuristics.")
+@click.option(
+    "--backend",
+    type=click.Choice(["cuda", "cpu"]),
+    default="cuda",
+    show_default=True,
+    help="cuda: kernels on the GPU through CuPy; cpu: generated C on POSIX threads.",
+)
+@click.option(
+    "--heuristics",
+    "heuristics_text",
+    default="plain,rr,chunked",
+    show_default=True,
+    help="Comma-separated launch heuristics.",
+)
 @click.option("--iterations", type=click.IntRange(min=1), default=20, show_default=True)
-@click.option("--deadline", "deadline_text", default="50ms", show_default=True,
-              help="Per-launch time budget (e.g. 1s, 300ms); a spinning thread past it times out. "
-                   "50ms: chosen from the H200 deadline sweep (docs/results/gpu/report.md).")
-@click.option("--instances", "instances_text", default="auto", show_default=True,
-              help="Instances M for rr/chunked: auto (cuda floor(65532/N), cpu floor(16/N)) or a number.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=Path("results.csv"),
-              show_default=True, help="Results CSV; metadata goes to .json and detail to .jsonl beside it.")
+@click.option(
+    "--deadline",
+    "deadline_text",
+    default="50ms",
+    show_default=True,
+    help="Per-launch time budget (e.g. 1s, 300ms); a spinning thread past it times out. "
+    "50ms: chosen from the H200 deadline sweep (docs/results/gpu/report.md).",
+)
+@click.option(
+    "--instances",
+    "instances_text",
+    default="auto",
+    show_default=True,
+    help="Instances M for rr/chunked: auto (cuda floor(65532/N), cpu floor(16/N)) or a number.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("results.csv"),
+    show_default=True,
+    help="Results CSV; metadata goes to .json and detail to .jsonl beside it.",
+)
 @click.option("--resume", is_flag=True, help="Keep the rows already in the CSV and run only the missing tests.")
 def run(paths, backend, heuristics_text, iterations, deadline_text, instances_text, output, resume):
     """Run each test under each heuristic and record P or F (k/N).
@@ -53,16 +79,21 @@ def run(paths, backend, heuristics_text, iterations, deadline_text, instances_te
     engine.prepare([program for _, program in todo])
     meta = results.metadata(engine.metadata(), settings, len(keyed), list(paths))
     started = time.monotonic()
-    meta["started"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    meta["started"] = datetime.now(UTC).isoformat(timespec="seconds")
     _write_json(output.with_suffix(".json"), {**meta, "complete": False})
     rows = _drive(engine, todo, settings, output, append=bool(done))
     _, all_rows = results.parse_csv(read_text(output))
-    meta.update(complete=True, elapsed_s=round(time.monotonic() - started, 1),
-                failed_tests=results.summary(settings.heuristics, all_rows))
+    meta.update(
+        complete=True,
+        elapsed_s=round(time.monotonic() - started, 1),
+        failed_tests=results.summary(settings.heuristics, all_rows),
+    )
     _write_json(output.with_suffix(".json"), meta)
     fails = ", ".join(f"{h} {n}" for h, n in meta["failed_tests"].items())
-    click.echo(f"{len(all_rows)} tests ({rows} run now) in {meta['elapsed_s']} s; failed: {fails}; "
-               f"results in {output}", err=True)
+    click.echo(
+        f"{len(all_rows)} tests ({rows} run now) in {meta['elapsed_s']} s; failed: {fails}; results in {output}",
+        err=True,
+    )
 
 
 def _settings(heuristics_text, iterations, deadline_text, instances_text) -> Settings:
@@ -106,8 +137,10 @@ def _resumable(output: Path, settings: Settings) -> set[str]:
 def _backend(name: str):
     if name == "cpu":
         from ..gpu.cpu import CpuBackend
+
         return CpuBackend()
     from ..gpu.cuda import CudaBackend
+
     return CudaBackend()
 
 
@@ -136,8 +169,14 @@ def _drive(engine, todo, settings: Settings, output: Path, append: bool) -> int:
 
 
 def _progress() -> Progress:
-    return Progress(TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True))
+    return Progress(
+        TextColumn("{task.description:<28}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+    )
 
 
 def _write_json(path: Path, data: dict) -> None:

@@ -23,12 +23,15 @@ FORMATS = ("text", "dot", "svg", "png")
 @click.option("--model", "-m", "model_name", required=True, metavar="MODEL", help="The progress model.")
 @click.option("--weak", "fairness", flag_value="weak", default=True, help="Weak fairness (default).")
 @click.option("--strong", "fairness", flag_value="strong", help="Strong fairness.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
-              help="Default: from -o's suffix, else text.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write to FILE instead of standard output.")
-@click.option("--max-states", type=click.IntRange(min=1), default=None,
-              help="Give up past this many states (exit 3).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Default: from -o's suffix, else text.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write to FILE instead of standard output.",
+)
+@click.option("--max-states", type=click.IntRange(min=1), default=None, help="Give up past this many states (exit 3).")
 def show(path, model_name, fairness, fmt, output, max_states):
     """Draw TEST.axb's LTS under MODEL: states (memory | pcs, model memory),
     steps `T<thread>:<instruction> {F}`, end states doubly outlined, the
@@ -59,8 +62,9 @@ def render(dot: str, fmt: str) -> bytes:
     """`dot -T<fmt>` on the DOT text."""
     program = shutil.which("dot")
     if program is None:
-        raise UsageError("Graphviz's `dot` is not installed (Debian: apt-get install graphviz); "
-                         "use --format dot or text")
+        raise UsageError(
+            "Graphviz's `dot` is not installed (Debian: apt-get install graphviz); use --format dot or text"
+        )
     done = subprocess.run([program, f"-T{fmt}"], input=dot.encode(), capture_output=True, check=False)
     if done.returncode != 0:
         raise UsageError(f"dot -T{fmt} failed: {done.stderr.decode(errors='replace').strip()}")

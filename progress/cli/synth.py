@@ -24,26 +24,69 @@ EXIT_INTERRUPTED = 130
 
 @click.command()
 @click.option("--threads", "-t", type=click.IntRange(min=1), required=True, help="Number of threads T.")
-@click.option("--instructions", "-i", type=click.IntRange(min=1), required=True,
-              help="Instructions in total, I (each thread has at least one).")
+@click.option(
+    "--instructions",
+    "-i",
+    type=click.IntRange(min=1),
+    required=True,
+    help="Instructions in total, I (each thread has at least one).",
+)
 @click.option("--locations", type=click.IntRange(min=1), default=2, show_default=True, help="At most L locations.")
 @click.option("--values", type=click.IntRange(min=2), default=2, show_default=True, help="Values 0..V-1.")
-@click.option("--engine", type=click.Choice(ENGINES), default=DEFAULT_ENGINE, show_default=True,
-              help="enum: explicit LTS per candidate; z3: the whole problem in Z3.")
-@click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
-              help="The run's SQLite file [default: synth-<T>t<I>i.db].")
-@click.option("--export", "export_dir", type=click.Path(file_okay=False), default=None,
-              help="Write the tests as DIR/<T>t<I>i/<n>.axb (+ verdicts.csv).")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-              help="Stop after this many seconds (resume later with --resume).")
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINES),
+    default=DEFAULT_ENGINE,
+    show_default=True,
+    help="enum: explicit LTS per candidate; z3: the whole problem in Z3.",
+)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="The run's SQLite file [default: synth-<T>t<I>i.db].",
+)
+@click.option(
+    "--export",
+    "export_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write the tests as DIR/<T>t<I>i/<n>.axb (+ verdicts.csv).",
+)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Stop after this many seconds (resume later with --resume).",
+)
 @click.option("--resume", is_flag=True, help="Continue the run stored in --out.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Worker processes (a Dask LocalCluster when more than 1).")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Worker processes (a Dask LocalCluster when more than 1).",
+)
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="Use this Dask scheduler instead.")
 @click.option("--throttle", type=click.FloatRange(min=0), default=0.0, hidden=True)
 @click.option("--unit-size", type=click.IntRange(min=1), default=UNIT_SIZE, hidden=True)
-def synth(threads, instructions, locations, values, engine, out, export_dir, time_limit, resume, workers,
-          scheduler, throttle, unit_size):
+def synth(
+    threads,
+    instructions,
+    locations,
+    values,
+    engine,
+    out,
+    export_dir,
+    time_limit,
+    resume,
+    workers,
+    scheduler,
+    throttle,
+    unit_size,
+):
     """Find every test within the bounds that meets SPEC section 6, one per
     location-renaming class, classify it under every model, and prove that
     no other exists (or say how much was covered).
@@ -67,8 +110,13 @@ def synth(threads, instructions, locations, values, engine, out, export_dir, tim
     if export_dir:
         written = _write_export(Path(export_dir), export.files(tests, bounds))
         click.echo(f"exported {written} test(s) to {Path(export_dir) / bounds.label}")
-    raise SystemExit({StopReason.EXHAUSTED: EXIT_OK, StopReason.TIME_LIMIT: EXIT_INCONCLUSIVE,
-                      StopReason.INTERRUPTED: EXIT_INTERRUPTED}[outcome.stop])
+    raise SystemExit(
+        {
+            StopReason.EXHAUSTED: EXIT_OK,
+            StopReason.TIME_LIMIT: EXIT_INCONCLUSIVE,
+            StopReason.INTERRUPTED: EXIT_INTERRUPTED,
+        }[outcome.stop]
+    )
 
 
 def _run_reaching_scheduler(store: Store, settings: Settings) -> Outcome:
@@ -79,23 +127,31 @@ def _run_reaching_scheduler(store: Store, settings: Settings) -> Outcome:
     try:
         return _run_with_progress(store, settings)
     except (OSError, ValueError) as error:
-        raise UsageError(f"--scheduler {settings.scheduler}: {error} (the run in {store.path} is kept: "
-                         "continue it with --resume)") from None
+        raise UsageError(
+            f"--scheduler {settings.scheduler}: {error} (the run in {store.path} is kept: continue it with --resume)"
+        ) from None
 
 
 def _run_with_progress(store: Store, settings: Settings) -> Outcome:
     console = Console(stderr=True)
     if not console.is_terminal:
         return synthesize(store, settings, _plain_reporter())
-    columns = [TextColumn("{task.description}"), BarColumn(),
-               TextColumn("{task.percentage:>3.0f}%  {task.fields[found]} tests, {task.fields[judged]} judged, "
-                          "{task.fields[rate]:.0f}/s"), TimeRemainingColumn()]
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn(
+            "{task.percentage:>3.0f}%  {task.fields[found]} tests, {task.fields[judged]} judged, "
+            "{task.fields[rate]:.0f}/s"
+        ),
+        TimeRemainingColumn(),
+    ]
     with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task(f"synth {settings.bounds.label}", total=None, found=0, judged=0, rate=0.0)
 
         def show(p):
-            bar.update(task, total=p.candidates_total, completed=p.candidates_done, found=p.found,
-                       judged=p.judged, rate=p.rate)
+            bar.update(
+                task, total=p.candidates_total, completed=p.candidates_done, found=p.found, judged=p.judged, rate=p.rate
+            )
 
         return synthesize(store, settings, show)
 
@@ -110,24 +166,34 @@ def _plain_reporter():
             return
         last[0] = now
         eta = "?" if p.eta is None else f"{p.eta:.0f}s"
-        click.echo(f"progress: {p.candidates_done}/{p.candidates_total} candidates covered, {p.judged} judged, "
-                   f"{p.found} tests, {p.rate:.0f}/s, ETA {eta}", err=True)
+        click.echo(
+            f"progress: {p.candidates_done}/{p.candidates_total} candidates covered, {p.judged} judged, "
+            f"{p.found} tests, {p.rate:.0f}/s, ETA {eta}",
+            err=True,
+        )
+
     return show
 
 
 def _summary(outcome: Outcome, bounds: Bounds, path: Path, tests, elapsed: float) -> str:
     p = outcome.progress
     sizes = space_summary(bounds, outcome.params.get("unit_size", UNIT_SIZE))
-    lines = [f"synth {bounds.label}: {bounds.threads} threads, {bounds.instructions} instructions, "
-             f"<= {bounds.locations} locations, values 0..{bounds.values - 1}; engine {outcome.params['engine']}",
-             f"space: {sizes['programs']} programs meeting constraint 4, {sizes['canonical']} up to renaming "
-             f"locations, {sizes['after_static_pruning']} left after static pruning",
-             f"{_judged(outcome.params['engine'], p.judged)}; tests found: {len(tests)}; time: {elapsed:.2f} s; "
-             f"stored in {path}"]
+    lines = [
+        f"synth {bounds.label}: {bounds.threads} threads, {bounds.instructions} instructions, "
+        f"<= {bounds.locations} locations, values 0..{bounds.values - 1}; engine {outcome.params['engine']}",
+        f"space: {sizes['programs']} programs meeting constraint 4, {sizes['canonical']} up to renaming "
+        f"locations, {sizes['after_static_pruning']} left after static pruning",
+        f"{_judged(outcome.params['engine'], p.judged)}; tests found: {len(tests)}; time: {elapsed:.2f} s; "
+        f"stored in {path}",
+    ]
     covered = f"{p.candidates_done} of {p.candidates_total} candidates ({_percent(p)})"
-    lines.append({StopReason.EXHAUSTED: "complete: no other test exists within these bounds",
-                  StopReason.TIME_LIMIT: f"stopped at the time limit: covered {covered}; continue with --resume",
-                  StopReason.INTERRUPTED: f"interrupted: covered {covered}; continue with --resume"}[outcome.stop])
+    lines.append(
+        {
+            StopReason.EXHAUSTED: "complete: no other test exists within these bounds",
+            StopReason.TIME_LIMIT: f"stopped at the time limit: covered {covered}; continue with --resume",
+            StopReason.INTERRUPTED: f"interrupted: covered {covered}; continue with --resume",
+        }[outcome.stop]
+    )
     lines += _table(tests)
     return "\n".join(lines)
 

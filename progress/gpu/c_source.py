@@ -111,5 +111,10 @@ def program_source(program: Program) -> str:
     """A complete C program that runs `program` (see the module's contract)."""
     cells = initial_cells(program) or (0,)
     return PROGRAM.substitute(
-        key=program.name.replace("*/", "* /"), n=len(program.threads), l=len(cells),
-        init=", ".join(map(str, cells)), mapping=mapping_c(), body=body(program))
+        key=program.name.replace("*/", "* /"),
+        n=len(program.threads),
+        l=len(cells),
+        init=", ".join(map(str, cells)),
+        mapping=mapping_c(),
+        body=body(program),
+    )

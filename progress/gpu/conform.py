@@ -22,7 +22,7 @@ class ModelConformance:
     fairness: str
     conformance: tuple[str, ...]
     failed: dict[str, tuple[str, ...]]  # heuristic -> failing conformance tests
-    undecided: int = 0                  # tests whose verdict a bound left open
+    undecided: int = 0  # tests whose verdict a bound left open
 
     @property
     def violates(self) -> bool:
@@ -33,8 +33,9 @@ class ModelConformance:
         return "violates" if self.violates else "consistent with"
 
 
-def conformance(heuristics: tuple[str, ...], rows: dict[str, dict[str, str]],
-                verdicts: dict[str, tuple[Verdict, ...]]) -> list[ModelConformance]:
+def conformance(
+    heuristics: tuple[str, ...], rows: dict[str, dict[str, str]], verdicts: dict[str, tuple[Verdict, ...]]
+) -> list[ModelConformance]:
     """Per (model, fairness) in the verdicts' order, over the tests in both inputs."""
     keys = [key for key in rows if key in verdicts]
     order: dict[tuple[str, str], None] = {}
@@ -73,6 +74,11 @@ def render_text(report: list[ModelConformance], heuristics: tuple[str, ...], lis
 
 
 def as_dict(item: ModelConformance) -> dict:
-    return {"model": item.model, "fairness": item.fairness, "conformance": len(item.conformance),
-            "failed": {h: list(tests) for h, tests in item.failed.items()},
-            "undecided": item.undecided, "verdict": item.verdict}
+    return {
+        "model": item.model,
+        "fairness": item.fairness,
+        "conformance": len(item.conformance),
+        "failed": {h: list(tests) for h, tests in item.failed.items()},
+        "undecided": item.undecided,
+        "verdict": item.verdict,
+    }

@@ -58,16 +58,22 @@ class CpuBackend:
             c_file = Path(work) / "test.c"
             c_file.write_text(source)
             built = Path(work) / "test"
-            result = subprocess.run([self.compiler, "-O2", "-pthread", "-o", str(built), str(c_file)],
-                                    capture_output=True, text=True)
+            result = subprocess.run(
+                [self.compiler, "-O2", "-pthread", "-o", str(built), str(c_file)], capture_output=True, text=True
+            )
             if result.returncode != 0:
                 raise BackendUnavailable(f"{self.compiler} failed on generated C:\n{result.stderr}")
             os.replace(built, target)
         return target
 
     def command(self, index: int, launch: Geometry, iterations: int, deadline_s: float) -> list[str]:
-        return [str(self.executables[index]), str(CODES[launch.heuristic]), str(launch.instances),
-                str(iterations), str(max(1, round(deadline_s * 1e9)))]
+        return [
+            str(self.executables[index]),
+            str(CODES[launch.heuristic]),
+            str(launch.instances),
+            str(iterations),
+            str(max(1, round(deadline_s * 1e9))),
+        ]
 
     def run(self, index: int, launch: Geometry, iterations: int, deadline_s: float) -> tuple[int, ...]:
         lines = self._execute(self.command(index, launch, iterations, deadline_s), iterations, deadline_s)
@@ -90,7 +96,11 @@ class CpuBackend:
 
     def metadata(self) -> dict:
         version = subprocess.run([self.compiler, "--version"], capture_output=True, text=True).stdout
-        return {"backend": "cpu", "device": f"{os.cpu_count()} CPU cores (POSIX threads)",
-                "compiler": version.splitlines()[0] if version else self.compiler,
-                "instances_auto": f"floor({CPU_WORKGROUPS}/N)",
-                "workgroup": "one POSIX thread", "timer": "CLOCK_MONOTONIC"}
+        return {
+            "backend": "cpu",
+            "device": f"{os.cpu_count()} CPU cores (POSIX threads)",
+            "compiler": version.splitlines()[0] if version else self.compiler,
+            "instances_auto": f"floor({CPU_WORKGROUPS}/N)",
+            "workgroup": "one POSIX thread",
+            "timer": "CLOCK_MONOTONIC",
+        }

@@ -26,6 +26,7 @@ from .runner import BackendUnavailable, DeviceHang
 def _cupy():
     try:
         import cupy
+
         cupy.cuda.runtime.getDeviceCount()
     except Exception as error:  # ImportError, or CUDA's own errors without a GPU
         raise BackendUnavailable(f"the cuda backend needs CuPy and a CUDA GPU: {error}") from None
@@ -40,6 +41,7 @@ class CudaBackend:
     def __init__(self, guard_margin_s: float = 30.0, poll_s: float = 0.0002):
         self.cp = _cupy()
         import numpy
+
         self.np = numpy
         self.guard_margin_s = guard_margin_s
         self.poll_s = poll_s
@@ -58,8 +60,7 @@ class CudaBackend:
         self.module.get_function("progress_set_deadline")  # compiles now, not at the first launch
         self.compile_seconds = time.perf_counter() - start
 
-    def run(self, index: int, launch: Geometry, iterations: int, deadline_s: float,
-            trace=None) -> tuple[int, ...]:
+    def run(self, index: int, launch: Geometry, iterations: int, deadline_s: float, trace=None) -> tuple[int, ...]:
         cp, np = self.cp, self.np
         cells = np.array(initial_cells(self.programs[index]) or (0,), dtype=np.int32)
         pristine = cp.asarray(np.tile(cells, launch.instances))
@@ -74,9 +75,19 @@ class CudaBackend:
         for it in range(iterations):
             cp.copyto(memory, pristine)
             set_deadline((1,), (1,), (deadlines[it:], budget))
-            kernel((launch.workgroups,), (1,), (memory, failed[it], counts[it:], deadlines[it:],
-                                                np.int32(CODES[launch.heuristic]),
-                                                np.uint32(launch.instances), trace_arg))
+            kernel(
+                (launch.workgroups,),
+                (1,),
+                (
+                    memory,
+                    failed[it],
+                    counts[it:],
+                    deadlines[it:],
+                    np.int32(CODES[launch.heuristic]),
+                    np.uint32(launch.instances),
+                    trace_arg,
+                ),
+            )
         self._wait(iterations * (deadline_s + 1.0) + self.guard_margin_s)
         return tuple(int(c) for c in counts.get())
 
@@ -93,8 +104,9 @@ class CudaBackend:
         start = time.monotonic()
         while not done.done:
             if time.monotonic() - start > guard_s:
-                raise DeviceHang(f"a launch ran past the host guard of {guard_s:.1f} s; "
-                                 "the GPU may still be running it")
+                raise DeviceHang(
+                    f"a launch ran past the host guard of {guard_s:.1f} s; the GPU may still be running it"
+                )
             time.sleep(self.poll_s)
 
     def metadata(self) -> dict:
@@ -122,8 +134,12 @@ class CudaBackend:
 def _driver_version() -> str | None:
     """The NVIDIA driver's version string, as nvidia-smi reports it (None if absent)."""
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=30)
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None

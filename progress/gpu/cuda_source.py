@@ -78,8 +78,12 @@ def kernel_name(index: int) -> str:
 def kernel(program: Program, index: int) -> str:
     """The CUDA kernel that runs `program` (see the module's contract)."""
     return KERNEL.substitute(
-        key=program.name.replace("*/", "* /"), name=kernel_name(index), body=body(program),
-        n=len(program.threads), l=max(1, len(program.locations)))
+        key=program.name.replace("*/", "* /"),
+        name=kernel_name(index),
+        body=body(program),
+        n=len(program.threads),
+        l=max(1, len(program.locations)),
+    )
 
 
 def module(programs: list[Program]) -> str:

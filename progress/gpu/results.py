@@ -68,10 +68,16 @@ def parse_csv(text: str) -> tuple[tuple[str, ...], dict[str, dict[str, str]]]:
 
 def detail(key: str, heuristic: str, outcome: Outcome) -> dict:
     """One JSON Lines record: the launch, failed instances per iteration, time."""
-    return {"test": key, "heuristic": heuristic, "threads": outcome.launch.threads,
-            "instances": outcome.launch.instances, "workgroups": outcome.launch.workgroups,
-            "result": cell(outcome), "failed_instances": list(outcome.failed_instances),
-            "seconds": round(outcome.seconds, 4)}
+    return {
+        "test": key,
+        "heuristic": heuristic,
+        "threads": outcome.launch.threads,
+        "instances": outcome.launch.instances,
+        "workgroups": outcome.launch.workgroups,
+        "result": cell(outcome),
+        "failed_instances": list(outcome.failed_instances),
+        "seconds": round(outcome.seconds, 4),
+    }
 
 
 def metadata(backend_info: dict, settings: Settings, tests: int, paths: list[str]) -> dict:
@@ -82,9 +88,12 @@ def metadata(backend_info: dict, settings: Settings, tests: int, paths: list[str
         "iterations": settings.iterations,
         "deadline_s": settings.deadline_s,
         "instances": settings.instances if settings.instances is not None else "auto",
-        "geometry": {"threads_per_workgroup": 1, "plain": "N workgroups, 1 instance",
-                     "rr": "N*M workgroups; w -> instance w div N, thread w mod N",
-                     "chunked": "N*M workgroups; w -> instance w mod M, thread w div M"},
+        "geometry": {
+            "threads_per_workgroup": 1,
+            "plain": "N workgroups, 1 instance",
+            "rr": "N*M workgroups; w -> instance w div N, thread w mod N",
+            "chunked": "N*M workgroups; w -> instance w mod M, thread w div M",
+        },
         "memory": "per instance L 32-bit cells, packed (no padding), reset before every iteration",
         "atomics": "exchange: atomic exchange; no exchange: value-preserving atomic OR with 0; relaxed",
         "tests": tests,

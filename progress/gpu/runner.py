@@ -11,8 +11,9 @@ heuristic (`P`) iff no iteration failed, else it is `F (k/N)`.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator, Protocol
+from typing import Protocol
 
 from ..errors import EXIT_INCONCLUSIVE, EXIT_USAGE, ProgressError
 from ..program import Program
@@ -77,8 +78,7 @@ def instances_for(backend: Backend, settings: Settings, threads: int) -> int:
     return settings.instances if settings.instances is not None else backend.auto_instances(threads)
 
 
-def run_tests(backend: Backend, programs: list[Program],
-              settings: Settings) -> Iterator[tuple[int, str, Outcome]]:
+def run_tests(backend: Backend, programs: list[Program], settings: Settings) -> Iterator[tuple[int, str, Outcome]]:
     """(test index, heuristic, outcome) for every test and heuristic, in order.
 
     `backend.prepare(programs)` must have been called.
@@ -97,8 +97,7 @@ def parse_heuristics(text: str) -> tuple[str, ...]:
     names = [part.strip() for part in text.split(",") if part.strip()]
     unknown = [name for name in names if name not in HEURISTICS]
     if unknown or not names:
-        raise ValueError(f"unknown heuristic(s) {', '.join(unknown) or '(none)'}; "
-                         f"choose from {','.join(HEURISTICS)}")
+        raise ValueError(f"unknown heuristic(s) {', '.join(unknown) or '(none)'}; choose from {','.join(HEURISTICS)}")
     return tuple(h for h in HEURISTICS if h in names)
 
 
