@@ -1,9 +1,22 @@
 """Run a synthesis: pending units -> engine (here or on Dask) -> store,
 with progress reports, a time limit, resumption, and a reason for stopping.
+
+Contracts:
+- The time limit counts from the call to `synthesize`, building the space
+  included; the progress callback is called while the space is built
+  (`Progress.phase`), then after every unit committed.
+- KeyboardInterrupt anywhere in `synthesize` (building the space, starting
+  Dask, searching, committing) stops the run cleanly: what was committed
+  stays, the stop reason `interrupted` is recorded.
+- While a run is going its store names its owner (pid, host) in `params`,
+  so `--status` can tell a running run from a stopped one and a second
+  `--resume` of a running run is refused.
 """
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -16,10 +29,13 @@ from .store import Store, UnitResult
 from .work import ENGINES, run_units, space_for, unit_sizes
 
 FORMAT = 1
-"""Version of the stored run; a resume refuses another."""
+"""Version of the stored run's parameters; a resume refuses another."""
 
 DEFAULT_ENGINE = "enum"
 """The faster engine, chosen by benchmarks/bench_synth.py (docs/results/synth.md)."""
+
+STALE_OWNER = 600.0
+"""Seconds without a commit after which a run owned by another host counts as dead."""
 
 
 class StopReason(Enum):
@@ -39,6 +55,7 @@ class Settings:
     scheduler: str | None = None
     throttle: float = 0.0  # seconds to sleep after each unit (for tests that interrupt a run)
     unit_size: int = UNIT_SIZE  # candidates per enum work unit (part of the run: fixes unit ids)
+    shard_seconds: float = 2.0  # work per Dask task, so that scheduling costs < 5% of it
 
     def params(self) -> dict:
         b = self.bounds
@@ -57,13 +74,20 @@ class Settings:
 class Progress:
     """Counters shown while running and summarised at the end."""
 
-    units_total: int
-    candidates_total: int
+    units_total: int = 0
+    candidates_total: int = 0
     units_done: int = 0
     candidates_done: int = 0
     judged: int = 0
     found: int = 0
+    phase: str = "building the space"
+    classified: int = 0  # tests classified in this session (duplicates included)
+    judged_now: int = 0  # candidates judged in this session
+    judging: float = 0.0  # worker seconds spent judging, this session
+    classifying: float = 0.0  # worker seconds spent classifying, this session
+    workers: int = 1
     started: float = field(default_factory=time.monotonic)
+    searching_since: float | None = None
     resumed_from: int = 0  # candidates already covered when this session started
 
     @property
@@ -71,10 +95,30 @@ class Progress:
         return time.monotonic() - self.started
 
     @property
+    def searching(self) -> float:
+        return 0.0 if self.searching_since is None else time.monotonic() - self.searching_since
+
+    @property
     def rate(self) -> float:
-        """Candidates covered per second in this session."""
+        """Candidates covered per second of search in this session."""
         done = self.candidates_done - self.resumed_from
-        return done / self.elapsed if self.elapsed > 0 else 0.0
+        return done / self.searching if self.searching > 0 else 0.0
+
+    @property
+    def judge_rate(self) -> float:
+        """Candidates judged per second of search (wall clock)."""
+        return self.judged_now / self.searching if self.searching > 0 else 0.0
+
+    @property
+    def classify_rate(self) -> float:
+        """Tests classified per second of search (wall clock)."""
+        return self.classified / self.searching if self.searching > 0 else 0.0
+
+    @property
+    def classify_share(self) -> float:
+        """The share of the workers' time spent classifying (what bounds the run)."""
+        total = self.judging + self.classifying
+        return self.classifying / total if total > 0 else 0.0
 
     @property
     def eta(self) -> float | None:
@@ -89,59 +133,120 @@ class Outcome:
     params: dict
 
 
+def owner() -> dict:
+    return {"pid": os.getpid(), "host": socket.gethostname()}
+
+
+def owner_alive(params: dict, updated: float) -> bool:
+    """Whether the process recorded as the run's owner still runs (same host: its
+    pid exists; another host: a commit in the last STALE_OWNER seconds)."""
+    who = params.get("owner")
+    if not isinstance(who, dict):
+        return False
+    if who.get("host") != socket.gethostname():
+        return time.time() - max(updated, who.get("since", 0.0)) < STALE_OWNER
+    pid = who.get("pid")
+    if not isinstance(pid, int) or pid <= 0 or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def open_run(store: Store, settings: Settings, resume: bool) -> None:
-    """Record a new run's parameters, or check that a resumed run has the same ones."""
+    """Record a new run's parameters, or check that a resumed run has the same
+    ones and is not running elsewhere; then mark this process as its owner."""
     stored = store.params()
     wanted = settings.params()
-    if not stored:
+    run_keys = [k for k in stored if k in wanted]
+    if not run_keys:
         if resume:
             raise UsageError(f"--resume: {store.path} holds no run to resume")
         store.set_params(wanted)
-        return
-    if not resume:
-        raise UsageError(f"{store.path} already holds a run; pass --resume to continue it or choose another --out")
-    run = {k: stored.get(k) for k in wanted}
-    if run != wanted:
-        differ = ", ".join(f"{k}={stored.get(k)} (not {v})" for k, v in wanted.items() if stored.get(k) != v)
-        raise UsageError(f"--resume: {store.path} holds another run: {differ}")
+    else:
+        if not resume:
+            raise UsageError(f"{store.path} already holds a run; pass --resume to continue it or choose another --out")
+        run = {k: stored.get(k) for k in wanted}
+        if run != wanted:
+            differ = ", ".join(f"{k}={stored.get(k)} (not {v})" for k, v in wanted.items() if stored.get(k) != v)
+            raise UsageError(f"--resume: {store.path} holds another run: {differ}")
+        if owner_alive(stored, store.running_totals().updated):
+            who = stored["owner"]
+            raise UsageError(
+                f"--resume: {store.path} is being searched by process {who.get('pid')} on {who.get('host')}; "
+                f"watch it with `progress synth --status {store.path}`"
+            )
+    store.set_params({"owner": {**owner(), "since": time.time(), "judged_at_start": store.running_totals().judged}})
 
 
 def synthesize(store: Store, settings: Settings, on_progress: Callable[[Progress], None] | None = None) -> Outcome:
-    """Run every pending unit, committing each as it finishes; KeyboardInterrupt stops cleanly."""
+    """Build the space, run every pending unit, committing each as it finishes;
+    KeyboardInterrupt stops cleanly. The owner mark is removed at the end."""
     if settings.engine not in ENGINES:
         raise UsageError(f"unknown engine {settings.engine!r} (known: {', '.join(ENGINES)})")
-    bounds = settings.bounds
-    sizes = unit_sizes(settings.engine, bounds, settings.unit_size)
-    done = store.done_units()
-    progress = Progress(len(sizes), sum(sizes))
-    progress.units_done = len(done)
-    progress.candidates_done = progress.resumed_from = sum(sizes[u] for u in done)
-    progress.judged, progress.found = store.totals()
-    pending = [u for u in range(len(sizes)) if u not in done]
     deadline = None if settings.time_limit is None else time.time() + settings.time_limit
-    stop = StopReason.EXHAUSTED
+    progress = Progress(workers=settings.workers)
     try:
-        for result in _results(settings, pending, deadline):
-            progress.found += store.commit(result)
-            if result.complete:
-                progress.units_done += 1
-                progress.candidates_done += sizes[result.unit]
-                progress.judged += result.judged
-            if on_progress:
-                on_progress(progress)
-        if progress.units_done < progress.units_total:
-            stop = StopReason.TIME_LIMIT
+        stop = _search(store, settings, progress, deadline, on_progress)
     except KeyboardInterrupt:
         stop = StopReason.INTERRUPTED
-    store.set_params({"stop": stop.value})
+    try:
+        store.set_params({"stop": stop.value})
+        store.delete_params("owner")
+    except KeyboardInterrupt:  # a second Ctrl-C: the next --resume sees a dead owner
+        stop = StopReason.INTERRUPTED
     return Outcome(stop, progress, store.params())
 
 
-def _results(settings: Settings, pending: list[int], deadline: float | None) -> Iterable[UnitResult]:
+def _search(
+    store: Store,
+    settings: Settings,
+    progress: Progress,
+    deadline: float | None,
+    on_progress: Callable[[Progress], None] | None,
+) -> StopReason:
+    if on_progress:
+        on_progress(progress)
+    sizes = unit_sizes(settings.engine, settings.bounds, settings.unit_size)
+    store.set_params({"units_total": len(sizes), "candidates_total": sum(sizes)})
+    done = store.done_units()
+    progress.units_total, progress.candidates_total = len(sizes), sum(sizes)
+    progress.units_done = len(done)
+    progress.candidates_done = progress.resumed_from = sum(sizes[u] for u in done if u < len(sizes))
+    progress.judged, progress.found = store.totals()
+    progress.phase = "searching"
+    progress.searching_since = time.monotonic()
+    if on_progress:
+        on_progress(progress)
+    pending = [u for u in range(len(sizes)) if u not in done]
+    if deadline is not None and time.time() >= deadline and pending:
+        return StopReason.TIME_LIMIT
+    for result in _results(settings, pending, sizes, deadline, progress):
+        progress.found += store.commit(result)
+        progress.classified += len(result.tests)
+        progress.judging += result.judging
+        progress.classifying += result.classifying
+        progress.judged_now += result.judged
+        if result.complete:
+            progress.units_done += 1
+            progress.candidates_done += sizes[result.unit]
+            progress.judged += result.judged
+        if on_progress:
+            on_progress(progress)
+    return StopReason.EXHAUSTED if progress.units_done >= progress.units_total else StopReason.TIME_LIMIT
+
+
+def _results(
+    settings: Settings, pending: list[int], sizes: list[int], deadline: float | None, progress: Progress
+) -> Iterable[UnitResult]:
     if settings.workers > 1 or settings.scheduler:
         from .distributed import run_distributed  # dask is imported only when asked for
 
-        return run_distributed(settings, pending, deadline)
+        return run_distributed(settings, pending, sizes, deadline, progress)
     return _local(settings, pending, deadline)
 
 

@@ -2,7 +2,8 @@
 
 `run_units(engine, bounds, unit_ids, deadline)` returns one `UnitResult`
 per unit, each test classified under every registered model (11 verdicts
-for the built-ins). Nothing here touches the store or prints.
+for the built-ins) by `classify_batch`, with the seconds spent judging and
+classifying. Nothing here touches the store or prints.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from progress.registry import all_models
 from . import canonical
 from .enum_engine import search_unit
 from .space import UNIT_SIZE, Bounds, Candidate, Space, partitions
-from .store import FoundTest, UnitResult
+from .store import FoundTest, UnitResult, pack_verdicts
 
 ENGINES = ("enum", "z3")
 
@@ -47,12 +48,25 @@ def _queries():
     return tuple(queries_for(all_models()))
 
 
-def classify(candidate: Candidate) -> FoundTest:
-    """The stored form of a test: its key, canonical hash and every verdict."""
-    program = canonical.to_program(candidate)
-    report = check_program(program, list(_queries()), witnesses=False)
-    verdicts = tuple((Column(v.model, v.fairness).label, cell_text(v.terminates)) for v in report.verdicts)
-    return FoundTest(canonical.key(candidate), report.hash, verdicts)
+@lru_cache(maxsize=1)
+def labels() -> tuple[str, ...]:
+    """The verdicts' names, in the order of every mask (11 for the built-in models)."""
+    return tuple(Column(q.model.name, q.fairness).label for q in _queries())
+
+
+def classify_batch(candidates: list[Candidate]) -> tuple[tuple[str, ...], list[int]]:
+    """(labels, one verdict mask per candidate): every test under every verdict."""
+    masks = []
+    for candidate in candidates:
+        report = check_program(canonical.to_program(candidate), list(_queries()), witnesses=False)
+        masks.append(pack_verdicts([cell_text(v.terminates) for v in report.verdicts]))
+    return labels(), masks
+
+
+def _found(candidates: list[Candidate]) -> tuple[tuple[str, ...], tuple[FoundTest, ...], float]:
+    start = time.perf_counter()
+    names, masks = classify_batch(candidates)
+    return names, tuple(FoundTest(c, m) for c, m in zip(candidates, masks)), time.perf_counter() - start
 
 
 def run_units(
@@ -78,9 +92,12 @@ def run_unit(
     engine: str, bounds: Bounds, unit_id: int, deadline: float | None = None, unit_size: int = UNIT_SIZE
 ) -> UnitResult:
     if engine == "enum":
+        start = time.perf_counter()
         space = space_for(bounds, unit_size)
         found, judged = search_unit(space, space.units[unit_id], _judges(bounds))
-        return UnitResult(unit_id, judged, tuple(classify(c) for _, c in found))
+        judging = time.perf_counter() - start
+        names, tests, classifying = _found([c for _, c in found])
+        return UnitResult(unit_id, judged, tests, True, names, judging, classifying)
     if engine == "z3":
         return _z3_unit(bounds, unit_id, deadline)
     raise ValueError(f"unknown engine {engine!r}")
@@ -90,13 +107,17 @@ def _z3_unit(bounds: Bounds, unit_id: int, deadline: float | None) -> UnitResult
     from .z3_engine import solve_partition  # z3 is imported only when asked for
 
     lengths = partitions(bounds)[unit_id]
-    found: list[FoundTest] = []
+    found: list[Candidate] = []
+    complete = True
+    start = time.perf_counter()
     try:
         for candidate in solve_partition(lengths, bounds, _monotonic(deadline)):
-            found.append(classify(candidate))
+            found.append(candidate)
     except TimeoutError:
-        return UnitResult(unit_id, len(found), tuple(found), complete=False)
-    return UnitResult(unit_id, len(found) + 1, tuple(found))
+        complete = False
+    judging = time.perf_counter() - start
+    names, tests, classifying = _found(found)
+    return UnitResult(unit_id, len(found) + complete, tests, complete, names, judging, classifying)
 
 
 def _monotonic(deadline: float | None) -> float | None:

@@ -197,3 +197,115 @@ def test_z3_time_limit_keeps_partial_results_and_resumes(tmp_path, capsys, refer
     code, out, _ = run(capsys, *SMALL, "--engine", "z3", "--out", db, "--resume", "--export", str(tmp_path / "x"))
     assert code == 0 and "complete:" in out and "solver answers: 164" in out
     assert tree(tmp_path / "x") == reference
+
+
+# Hostile stores, Ctrl-C at start-up, the time limit and the space, --status.
+
+
+@pytest.mark.parametrize("kind", ["text", "empty-sqlite-header", "foreign", "format-1", "not-json", "garbage-inside"])
+def test_hostile_store_on_resume_is_one_line_exit_2(tmp_path, capsys, kind):
+    from test_synth_store import hostile
+
+    db = tmp_path / "h.db"
+    hostile(db, kind)
+    code, out, err = run(capsys, *SMALL, "--out", str(db), "--resume")
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and str(db) in lines[0], err
+    assert "Traceback" not in err
+
+
+def test_resume_reads_the_bounds_from_the_store(tmp_path, capsys, reference):
+    db = str(tmp_path / "r.db")
+    assert run(capsys, *SMALL, "--out", db, "--time-limit", "1e-6")[0] == 3
+    code, out, _ = run(capsys, "--resume", "--out", db, "--export", str(tmp_path / "x"))
+    assert code == 0 and "tests found: 162;" in out
+    assert tree(tmp_path / "x") == reference
+
+
+def test_time_limit_counts_building_the_space(tmp_path, monkeypatch):
+    """The space takes 0.6 s to build here and the limit is 0.3 s: nothing is searched."""
+    from progress.synth import driver
+    from progress.synth.store import Store
+
+    real = driver.unit_sizes
+
+    def slow(*args):
+        time.sleep(0.6)
+        return real(*args)
+
+    monkeypatch.setattr(driver, "unit_sizes", slow)
+    phases = []
+    with Store(tmp_path / "s.db") as store:
+        settings = driver.Settings(driver.Bounds(2, 3), time_limit=0.3)
+        driver.open_run(store, settings, resume=False)
+        outcome = driver.synthesize(store, settings, lambda p: phases.append(p.phase))
+    assert outcome.stop is driver.StopReason.TIME_LIMIT and outcome.progress.units_done == 0
+    assert phases[0] == "building the space"
+
+
+def test_building_the_space_is_shown(tmp_path, capsys):
+    code, _, err = run(capsys, "-t", "2", "-i", "2", "--out", str(tmp_path / "a.db"))
+    assert code == 0 and err.splitlines()[0].startswith("progress: building the space (")
+    assert "judging " in err and "classifying " in err and "of worker time" in err
+
+
+def progress_script() -> str:
+    script = Path(sys.executable).parent / "progress"
+    return str(script) if script.exists() else ""
+
+
+@pytest.mark.skipif(not progress_script(), reason="the `progress` script is not installed beside this Python")
+def test_ctrl_c_at_start_up_is_exit_130_and_the_store_stays_usable(tmp_path):
+    """SIGINT from the moment the interpreter has started (measured: `import
+    progress`) through the first few hundred ms of `progress synth`."""
+    from progress.synth.store import Store
+
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-c", "import progress"], check=True)
+    interpreter = time.monotonic() - started
+    for delay in (0.0, 0.02, 0.05, 0.1, 0.15, 0.25):
+        db = tmp_path / f"s{delay}.db"
+        process = subprocess.Popen(
+            [progress_script(), "synth", *SMALL, "--out", str(db)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(interpreter + delay)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+        assert "Traceback" not in err and "Error" not in err, (delay, err)
+        assert process.returncode in (0, 130, -signal.SIGINT), (delay, process.returncode, err)
+        if db.exists():
+            with Store(db) as store:  # opens: consistent
+                judged, tests = store.totals()
+                assert tests == store.db.execute("SELECT COUNT(*) FROM tests").fetchone()[0]
+
+
+def status(capsys, db) -> tuple[int, str]:
+    code, out, err = run(capsys, "--status", str(db))
+    return code, out + err
+
+
+def test_status_while_running_killed_and_done(tmp_path, capsys):
+    db = tmp_path / "k.db"
+    process = start(db)
+    try:
+        wait_for_units(process, db, 2)
+        code, text = status(capsys, db)
+        assert code == 0 and f"state: running (process {process.pid})" in text, text
+        assert "units: " in text and " of 54 done" in text and "tests found:" in text, text
+        code, out, err = run(capsys, *SMALL, "--unit-size", "32", "--out", str(db), "--resume")
+        assert code == 2 and f"being searched by process {process.pid}" in err
+    finally:
+        process.kill()
+        process.communicate()
+    code, text = status(capsys, db)
+    assert code == 0 and "state: not running" in text, text
+    code, out, _ = run(capsys, "--resume", "--out", str(db))
+    assert code == 0 and "tests found: 162;" in out
+    code, text = status(capsys, db)
+    assert "state: stopped (exhausted)" in text and "units: 54 of 54 done (100.0%)" in text, text
+    code, text = status(capsys, tmp_path / "none.db")
+    assert code == 2 and "no such run" in text

@@ -6,13 +6,39 @@ never imports what only other commands need (z3, plotting, CUDA).
 
 from __future__ import annotations
 
-import importlib
-import sys
+import _signal  # the C module, loaded at once: `signal` imports enum, which takes a while
 
-import click
+_interrupts: list[int] = []
 
-from .. import __version__
-from ..errors import ProgressError
+
+def _defer_interrupt(signum, frame):
+    """Ctrl-C while the CLI's modules load is remembered, not raised: a
+    KeyboardInterrupt inside an import can surface as another exception
+    (a RuntimeError from a class body), which would be a crash."""
+    _interrupts.append(signum)
+
+
+if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+    _signal.signal(_signal.SIGINT, _defer_interrupt)
+
+
+def _accept_interrupts() -> None:
+    """From here on Ctrl-C raises KeyboardInterrupt; one received while loading raises now."""
+    if _signal.getsignal(_signal.SIGINT) is _defer_interrupt:
+        _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+    if _interrupts:
+        _interrupts.clear()
+        raise KeyboardInterrupt
+
+
+import importlib  # noqa: E402
+import signal  # noqa: E402
+import sys  # noqa: E402
+
+import click  # noqa: E402
+
+from .. import __version__  # noqa: E402
+from ..errors import ProgressError  # noqa: E402
 
 COMMANDS = {
     "check": "progress.cli.check:check",
@@ -35,7 +61,9 @@ class LazyGroup(click.Group):
         if name not in COMMANDS:
             return None
         module, attribute = COMMANDS[name].split(":")
-        return getattr(importlib.import_module(module), attribute)
+        command = getattr(importlib.import_module(module), attribute)
+        _accept_interrupts()
+        return command
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -49,13 +77,26 @@ def cli():
 
 
 def main(argv=None) -> None:
-    """Console entry point: the one catch site for the project's errors."""
+    """Console entry point: the one catch site for the project's errors.
+
+    Ctrl-C is a KeyboardInterrupt while a command runs (commands that write
+    stores or files handle it: exit 130); once the command is done, run as
+    the `progress` script (no argv), a late Ctrl-C no longer changes its exit."""
+    try:
+        _run(argv)
+    finally:
+        if argv is None:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run(argv) -> None:
     try:
         code = cli.main(args=argv, prog_name="progress", standalone_mode=False)
+        _accept_interrupts()
     except ProgressError as error:
         click.echo(error.render(), err=True)
         sys.exit(error.exit_code)
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("interrupted", err=True)
         sys.exit(130)
     except click.ClickException as error:

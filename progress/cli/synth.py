@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-import sqlite3
+import socket
 import time
 from pathlib import Path
 
@@ -13,7 +13,19 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ..errors import EXIT_INCONCLUSIVE, EXIT_OK, UsageError
 from ..synth import export
-from ..synth.driver import DEFAULT_ENGINE, Outcome, Settings, StopReason, open_run, space_summary, synthesize
+from ..synth.driver import (
+    DEFAULT_ENGINE,
+    Outcome,
+    Settings,
+    StopReason,
+    open_run,
+    owner_alive,
+    space_summary,
+    synthesize,
+)
+from ..synth.driver import (
+    Progress as RunProgress,
+)
 from ..synth.space import UNIT_SIZE, Bounds
 from ..synth.store import Store
 from ..synth.work import ENGINES
@@ -23,13 +35,13 @@ EXIT_INTERRUPTED = 130
 
 
 @click.command()
-@click.option("--threads", "-t", type=click.IntRange(min=1), required=True, help="Number of threads T.")
+@click.option("--threads", "-t", type=click.IntRange(min=1), default=None, help="Number of threads T (required).")
 @click.option(
     "--instructions",
     "-i",
     type=click.IntRange(min=1),
-    required=True,
-    help="Instructions in total, I (each thread has at least one).",
+    default=None,
+    help="Instructions in total, I (each thread has at least one; required).",
 )
 @click.option("--locations", type=click.IntRange(min=1), default=2, show_default=True, help="At most L locations.")
 @click.option("--values", type=click.IntRange(min=2), default=2, show_default=True, help="Values 0..V-1.")
@@ -56,20 +68,28 @@ EXIT_INTERRUPTED = 130
 )
 @click.option(
     "--time-limit",
-    type=click.FloatRange(min=0, min_open=True),
+    type=click.FloatRange(min=0, min_open=True, max=1e9),
     default=None,
     metavar="SECONDS",
-    help="Stop after this many seconds (resume later with --resume).",
+    help="Stop after this many seconds, building the space included (resume later with --resume).",
 )
 @click.option("--resume", is_flag=True, help="Continue the run stored in --out.")
 @click.option(
     "--workers",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=4096),
     default=1,
     show_default=True,
     help="Worker processes (a Dask LocalCluster when more than 1).",
 )
-@click.option("--scheduler", default=None, metavar="ADDRESS", help="Use this Dask scheduler instead.")
+@click.option("--scheduler", default=None, metavar="ADDRESS", help="Use this Dask scheduler (tcp://HOST:PORT) instead.")
+@click.option(
+    "--status",
+    "status_of",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="RUN.db",
+    help="Show the state of the run in RUN.db (running or not) and exit.",
+)
 @click.option("--throttle", type=click.FloatRange(min=0), default=0.0, hidden=True)
 @click.option("--unit-size", type=click.IntRange(min=1), default=UNIT_SIZE, hidden=True)
 def synth(
@@ -84,6 +104,7 @@ def synth(
     resume,
     workers,
     scheduler,
+    status_of,
     throttle,
     unit_size,
 ):
@@ -91,25 +112,43 @@ def synth(
     location-renaming class, classify it under every model, and prove that
     no other exists (or say how much was covered).
 
+    `--status RUN.db` shows a run's state, also while it runs; `--resume
+    --out RUN.db` continues a stopped run (the bounds are read from it).
+
     Exit status: 0 complete, 2 bad usage, 3 stopped at the time limit,
     130 interrupted.
     """
-    if instructions < threads:
-        raise UsageError(f"--instructions {instructions} < --threads {threads}: every thread needs one")
-    bounds = Bounds(threads, instructions, locations, values)
-    settings = Settings(bounds, engine, time_limit, workers, scheduler, throttle, unit_size)
-    path = Path(out or f"synth-{bounds.label}.db")
+    try:
+        if status_of:
+            click.echo(_status(Path(status_of)))
+            raise SystemExit(EXIT_OK)
+        if resume and out and threads is None and instructions is None:
+            threads, instructions, locations, values, engine, unit_size = _stored_run(Path(out))
+        if threads is None or instructions is None:
+            raise UsageError("--threads and --instructions are required (or --resume --out RUN.db, or --status RUN.db)")
+        if instructions < threads:
+            raise UsageError(f"--instructions {instructions} < --threads {threads}: every thread needs one")
+        bounds = Bounds(threads, instructions, locations, values)
+        settings = Settings(bounds, engine, time_limit, workers, scheduler, throttle, unit_size)
+        path = Path(out or f"synth-{bounds.label}.db")
+        _run(path, settings, resume, Path(export_dir) if export_dir else None)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        raise SystemExit(EXIT_INTERRUPTED) from None
+
+
+def _run(path: Path, settings: Settings, resume: bool, export_dir: Path | None) -> None:
+    bounds = settings.bounds
     with _open_store(path) as store:
         open_run(store, settings, resume)
         started = time.monotonic()
         outcome = _run_reaching_scheduler(store, settings)
         elapsed = store.params().get("elapsed", 0.0) + time.monotonic() - started
         store.set_params({"elapsed": round(elapsed, 3)})
-        tests = store.tests()
-    click.echo(_summary(outcome, bounds, path, tests, elapsed))
-    if export_dir:
-        written = _write_export(Path(export_dir), export.files(tests, bounds))
-        click.echo(f"exported {written} test(s) to {Path(export_dir) / bounds.label}")
+        click.echo(_summary(outcome, bounds, path, store, elapsed))
+        if export_dir:
+            written = _write_export(export_dir, store, bounds)
+            click.echo(f"exported {written} test(s) to {export_dir / bounds.label}")
     raise SystemExit(
         {
             StopReason.EXHAUSTED: EXIT_OK,
@@ -117,6 +156,25 @@ def synth(
             StopReason.INTERRUPTED: EXIT_INTERRUPTED,
         }[outcome.stop]
     )
+
+
+def _stored_run(path: Path) -> tuple:
+    """The bounds, engine and unit size of the run stored in `path` (for --resume without bounds)."""
+    if not path.is_file():
+        raise UsageError(f"--resume: {path} does not exist")
+    with Store(path, readonly=True) as store:
+        p = store.params()
+    try:
+        return (
+            int(p["threads"]),
+            int(p["instructions"]),
+            int(p["locations"]),
+            int(p["values"]),
+            str(p["engine"]),
+            int(p["unit_size"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        raise UsageError(f"--resume: {path} holds no run to resume") from None
 
 
 def _run_reaching_scheduler(store: Store, settings: Settings) -> Outcome:
@@ -132,6 +190,21 @@ def _run_reaching_scheduler(store: Store, settings: Settings) -> Outcome:
         ) from None
 
 
+def _rates(p: RunProgress) -> str:
+    """Candidates judged and tests classified per second, and which one bounds the run."""
+    return (
+        f"judging {_count(p.judge_rate)}/s, classifying {_count(p.classify_rate)} tests/s "
+        f"({100 * p.classify_share:.0f}% of worker time)"
+    )
+
+
+def _count(number: float) -> str:
+    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if number >= limit:
+            return f"{number / limit:.1f}{suffix}"
+    return f"{number:.0f}"
+
+
 def _run_with_progress(store: Store, settings: Settings) -> Outcome:
     console = Console(stderr=True)
     if not console.is_terminal:
@@ -139,18 +212,22 @@ def _run_with_progress(store: Store, settings: Settings) -> Outcome:
     columns = [
         TextColumn("{task.description}"),
         BarColumn(),
-        TextColumn(
-            "{task.percentage:>3.0f}%  {task.fields[found]} tests, {task.fields[judged]} judged, "
-            "{task.fields[rate]:.0f}/s"
-        ),
+        TextColumn("{task.percentage:>3.0f}%  {task.fields[line]}"),
         TimeRemainingColumn(),
     ]
     with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task(f"synth {settings.bounds.label}", total=None, found=0, judged=0, rate=0.0)
+        task = bar.add_task(f"synth {settings.bounds.label}", total=None, line="building the space")
 
-        def show(p):
+        def show(p: RunProgress):
+            if p.phase != "searching":
+                bar.update(task, total=None, line=f"{p.phase} ({p.elapsed:.0f} s)")
+                return
+            workers = f", {p.workers} workers" if p.workers > 1 else ""
             bar.update(
-                task, total=p.candidates_total, completed=p.candidates_done, found=p.found, judged=p.judged, rate=p.rate
+                task,
+                total=p.candidates_total,
+                completed=p.candidates_done,
+                line=f"{p.found} tests, {p.judged} judged; {_rates(p)}{workers}",
             )
 
         return synthesize(store, settings, show)
@@ -160,22 +237,27 @@ def _plain_reporter():
     """Progress lines on stderr, at most one a second, when stderr is not a terminal."""
     last = [0.0]
 
-    def show(p):
+    def show(p: RunProgress):
         now = time.monotonic()
+        if p.phase != "searching":
+            click.echo(f"progress: {p.phase} ({p.elapsed:.1f} s)", err=True)
+            return
         if now - last[0] < 1.0 and p.units_done < p.units_total:
             return
         last[0] = now
         eta = "?" if p.eta is None else f"{p.eta:.0f}s"
+        workers = f", {p.workers} workers" if p.workers > 1 else ""
         click.echo(
-            f"progress: {p.candidates_done}/{p.candidates_total} candidates covered, {p.judged} judged, "
-            f"{p.found} tests, {p.rate:.0f}/s, ETA {eta}",
+            f"progress: {p.candidates_done}/{p.candidates_total} candidates covered, "
+            f"units {p.units_done}/{p.units_total}, {p.judged} judged, {p.found} tests, "
+            f"{p.rate:.0f}/s, ETA {eta}; {_rates(p)}{workers}",
             err=True,
         )
 
     return show
 
 
-def _summary(outcome: Outcome, bounds: Bounds, path: Path, tests, elapsed: float) -> str:
+def _summary(outcome: Outcome, bounds: Bounds, path: Path, store: Store, elapsed: float) -> str:
     p = outcome.progress
     sizes = space_summary(bounds, outcome.params.get("unit_size", UNIT_SIZE))
     lines = [
@@ -183,7 +265,7 @@ def _summary(outcome: Outcome, bounds: Bounds, path: Path, tests, elapsed: float
         f"<= {bounds.locations} locations, values 0..{bounds.values - 1}; engine {outcome.params['engine']}",
         f"space: {sizes['programs']} programs meeting constraint 4, {sizes['canonical']} up to renaming "
         f"locations, {sizes['after_static_pruning']} left after static pruning",
-        f"{_judged(outcome.params['engine'], p.judged)}; tests found: {len(tests)}; time: {elapsed:.2f} s; "
+        f"{_judged(outcome.params['engine'], p.judged)}; tests found: {store.count_tests()}; time: {elapsed:.2f} s; "
         f"stored in {path}",
     ]
     covered = f"{p.candidates_done} of {p.candidates_total} candidates ({_percent(p)})"
@@ -194,7 +276,7 @@ def _summary(outcome: Outcome, bounds: Bounds, path: Path, tests, elapsed: float
             StopReason.INTERRUPTED: f"interrupted: covered {covered}; continue with --resume",
         }[outcome.stop]
     )
-    lines += _table(tests)
+    lines += _table(store.verdict_counts())
     return "\n".join(lines)
 
 
@@ -208,37 +290,88 @@ def _percent(p) -> str:
     return f"{100.0 * p.candidates_done / p.candidates_total:.1f}%" if p.candidates_total else "100%"
 
 
-def _table(tests) -> list[str]:
-    if not tests:
+def _table(counts: list[tuple[str, int, int]]) -> list[str]:
+    if not counts:
         return []
-    labels = [label for label, _ in tests[0].verdicts]
-    width = max(len(label) for label in labels)
+    width = max(len(label) for label, _, _ in counts)
     lines = [f"{'verdict':<{width}}  {'P':>6}  {'F':>6}"]
-    for index, label in enumerate(labels):
-        passes = sum(1 for t in tests if t.verdicts[index][1] == "P")
-        fails = sum(1 for t in tests if t.verdicts[index][1] == "F")
+    for label, passes, fails in counts:
         lines.append(f"{label:<{width}}  {passes:>6}  {fails:>6}")
     return lines
+
+
+def _status(path: Path) -> str:
+    """A run's state from its store alone (read-only: safe while the run goes on)."""
+    with Store(path, readonly=True) as store:
+        p = store.params()
+        totals = store.running_totals()
+        if "threads" not in p:
+            raise UsageError(f"{path} holds no run")
+    label = f"{p.get('threads')}t{p.get('instructions')}i"
+    lines = [
+        f"run {path}: {label} ({p.get('threads')} threads, {p.get('instructions')} instructions, "
+        f"<= {p.get('locations')} locations, values 0..{int(p.get('values', 2)) - 1}); engine {p.get('engine')}"
+    ]
+    ago = time.time() - totals.updated if totals.updated else None
+    last = "no unit committed yet" if ago is None else f"last commit {ago:.0f} s ago"
+    who = p.get("owner") if isinstance(p.get("owner"), dict) else None
+    if who and owner_alive(p, totals.updated):
+        where = "" if who.get("host") == socket.gethostname() else f" on {who.get('host')}"
+        lines.append(f"state: running (process {who.get('pid')}{where}); {last}")
+    elif who:
+        lines.append(f"state: not running: its process ended without a stop reason (killed?); {last}")
+    else:
+        lines.append(f"state: stopped ({p.get('stop', 'before the search')}); {last}")
+    units, candidates = p.get("units_total"), p.get("candidates_total")
+    if isinstance(units, int) and units:
+        lines.append(f"units: {totals.units} of {units} done ({100.0 * totals.units / units:.1f}%)")
+    else:
+        lines.append(f"units: {totals.units} done (the space was not built yet)")
+    lines.append(f"judged: {totals.judged} candidates; tests found: {totals.tests}")
+    since = who.get("since") if who else None
+    if who and owner_alive(p, totals.updated) and isinstance(since, (int, float)) and totals.units:
+        lines.append(_status_rate(p, totals, since, candidates))
+    if p.get("elapsed"):
+        lines.append(f"time in finished sessions: {float(p['elapsed']):.1f} s")
+    stop = p.get("stop")
+    if stop and stop != "exhausted" and not (who and owner_alive(p, totals.updated)):
+        lines.append(f"continue with: progress synth --resume --out {path}")
+    return "\n".join(lines)
+
+
+def _status_rate(p: dict, totals, since: float, candidates) -> str:
+    seconds = max(1e-9, time.time() - since)
+    at_start = p.get("owner", {}).get("judged_at_start", 0)
+    rate = (totals.judged - at_start) / seconds
+    eta = "?"
+    if rate > 0 and isinstance(candidates, int) and p.get("engine") == "enum":
+        eta = f"{max(0.0, candidates - totals.judged) / rate:.0f} s"
+    return f"this session: {seconds:.0f} s, {rate:.0f} candidates/s, ETA {eta}"
 
 
 def _open_store(path: Path) -> Store:
     """The run's database, its directory made; a file that cannot be one is a usage error."""
     with writing(path):
-        try:
-            return Store(path)
-        except sqlite3.Error as error:
-            raise UsageError(f"cannot use {path} as the run's database: {error}") from None
+        return Store(path)
 
 
-def _write_export(root: Path, files: list[tuple[str, str]]) -> int:
-    """Write the files; remove numbered .axb files left by an earlier, larger export."""
-    written = {root / name for name, _ in files}
-    with writing(root):
-        for target in sorted({path.parent for path in written}):
-            target.mkdir(parents=True, exist_ok=True)
-            for stale in target.glob("*.axb"):
-                if re.fullmatch(r"\d+\.axb", stale.name) and stale not in written:
-                    stale.unlink()
-        for name, text in files:
-            (root / name).write_text(text, encoding="utf-8")
-    return len(files) - 1
+def _write_export(root: Path, store: Store, bounds: Bounds) -> int:
+    """Stream the tests out one file at a time; remove numbered .axb files
+    left by an earlier, larger export. Memory does not grow with the tests."""
+    folder = root / bounds.label
+    written = 0
+    with writing(root / export.csv_name(bounds)):
+        folder.mkdir(parents=True, exist_ok=True)
+        labels = store.labels()
+        with open(root / export.csv_name(bounds), "w", encoding="utf-8", newline="") as csv:
+            csv.write(export.csv_header(labels) + "\n")
+            for name, text, row in export.entries(store.tests(), labels, bounds):
+                with open(root / name, "w", encoding="utf-8") as file:
+                    file.write(text)
+                csv.write(row + "\n")
+                written += 1
+        for stale in folder.glob("*.axb"):
+            match = re.fullmatch(r"(\d+)\.axb", stale.name)
+            if match and (int(match.group(1)) >= written or stale.name != f"{int(match.group(1))}.axb"):
+                stale.unlink()
+    return written
