@@ -21,6 +21,7 @@ import re
 
 from .errors import InputError, SourcePosition
 from .program import MAX_VALUE, Instr, Program
+from .source import bounded_int, shown_number
 
 _THREAD = re.compile(r"^\s*THREAD\s*(\d+)\s*$", re.IGNORECASE)
 _INSTR = re.compile(r"^\s*(atomic_exch_branch|atomic_chk_branch|atomic_store)\s*\((.*)\)\s*;?\s*$")
@@ -39,8 +40,10 @@ def parse_artifact(text: str, path: str, name: str) -> Program:
         position = SourcePosition(path, number, len(line) - len(line.lstrip()) + 1, line)
         header = _THREAD.match(line)
         if header:
-            if int(header.group(1)) != len(threads):
-                raise InputError(f"expected THREAD{len(threads)}, found THREAD{header.group(1)}", position)
+            if bounded_int(header.group(1)) != len(threads):
+                raise InputError(
+                    f"expected THREAD{len(threads)}, found THREAD{shown_number(header.group(1))}", position
+                )
             threads.append([])
             headers.append(position)
             continue
@@ -75,10 +78,10 @@ def _instr(op: str, args: list[str], index: int, length: int, position: SourcePo
             raise InputError(
                 f"{what} must be a non-negative integer{' or END' if end_ok else ''}, not {text!r}", position
             )
-        value = int(text)
+        value = bounded_int(text)
         limit = length if end_ok else MAX_VALUE
         if value > limit:
-            raise InputError(f"{what} {value} is out of range (at most {limit})", position)
+            raise InputError(f"{what} {shown_number(text)} is out of range (at most {limit})", position)
         return value
 
     loc = f"m{number(args[0], 'location')}"
@@ -106,7 +109,7 @@ def to_artifact(program: Program) -> str:
 
 
 def location_numbers(locations: tuple[str, ...]) -> dict[str, int]:
-    if all(re.fullmatch(r"m\d+", loc) for loc in locations):
+    if all(re.fullmatch(r"m\d{1,9}", loc) for loc in locations):
         return {loc: int(loc[1:]) for loc in locations}
     return {loc: i for i, loc in enumerate(locations)}
 

@@ -3,8 +3,8 @@
     # expect: unfair F | fair/weak P | fair/strong P | HSA/weak F | ...
 
 `P` = guaranteed to terminate, `F` = may not terminate; a model without
-fairness (unfair) is written without `/weak` or `/strong`. Pure: text in,
-dicts out.
+fairness (unfair) is written without `/weak` or `/strong`. A line may end in
+CRLF. Pure: text in, dicts out.
 """
 
 from __future__ import annotations
@@ -14,15 +14,18 @@ import re
 from .analyze import NO_FAIRNESS, TestReport
 from .source import error_at, source_lines
 
-_LINE = re.compile(r"^[ \t]*#[ \t]*expect:(.*)$", re.MULTILINE)
+_LINE = re.compile(r"^[ \t]*#[ \t]*expect:(.*?)\r?$", re.MULTILINE)
 _CELL = re.compile(r"^[ \t]*([^/\s|]+)(?:/(weak|strong))?[ \t]+([PF])[ \t]*$")
 
 Key = tuple[str, str]  # (model, fairness), fairness "weak", "strong" or "none"
 
 
-def expectations(text: str, path: str) -> dict[Key, bool]:
-    """The header's expectations, or an InputError at the offending spot
-    (no `# expect:` line, two of them, or a cell that does not read)."""
+def expectations(text: str, path: str, known: dict[Key, str] | None = None) -> dict[Key, bool]:
+    """The header's expectations, or an InputError at the offending spot: no
+    `# expect:` line, two of them, a cell that does not read, the same verdict
+    twice with different values, or (when `known`, the verdicts that can be
+    checked, is given) a cell naming no known verdict, such as `fair P`
+    (fair has no verdict without `/weak` or `/strong`) or an unregistered model."""
     lines = source_lines(text)
     found = list(_LINE.finditer(text))
     if len(found) != 1:
@@ -44,9 +47,25 @@ def expectations(text: str, path: str) -> dict[Key, bool]:
                 path,
             )
         model, fairness, verdict = parsed.groups()
-        result[(model.upper(), fairness or NO_FAIRNESS)] = verdict == "P"
+        key = (model.upper(), fairness or NO_FAIRNESS)
+        column = offset + len(cell) - len(cell.lstrip()) + 1
+        if known is not None and key not in known:
+            raise error_at(_unknown(cell.split()[0], key, known), line, column, lines, path)
+        if key in result and result[key] != (verdict == "P"):
+            raise error_at(
+                f"{cell.strip()!r} contradicts an earlier cell for the same verdict", line, column, lines, path
+            )
+        result[key] = verdict == "P"
         offset += len(cell) + 1
     return result
+
+
+def _unknown(label: str, key: Key, known: dict[Key, str]) -> str:
+    """Why the cell `label` (read as `key`) names no verdict, with the forms that do."""
+    forms = sorted(written for (model, _), written in known.items() if model == key[0])
+    if not forms:
+        return f"{label!r} names no registered model (see `progress models`)"
+    return f"{label!r} names no verdict; write " + " or ".join(repr(form) for form in forms)
 
 
 def mismatches(report: TestReport, expected: dict[Key, bool]) -> list[tuple[str, str, bool, bool | None]]:

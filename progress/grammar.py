@@ -15,7 +15,7 @@ from lark.lexer import Lexer
 
 from .errors import InputError, SourcePosition
 from .program import MAX_VALUE, Span
-from .source import end_position, error_at
+from .source import bounded_int, end_position, error_at, shown_number
 
 _TOKEN_NAMES = {
     "AXB": "'AXB'",
@@ -102,9 +102,9 @@ class _Located(Exception):
 
 
 def _number(token: Token) -> int:
-    value = int(token)
+    value = bounded_int(token)
     if value > MAX_VALUE:
-        raise _Located(f"value {value} is too large for the checker (at most {MAX_VALUE})", token)
+        raise _Located(f"value {shown_number(token)} is too large for the checker (at most {MAX_VALUE})", token)
     return value
 
 
@@ -137,7 +137,7 @@ class _ToProgram(Transformer):
         loc, cmp, target, xchg, val = found.groups()
 
         def number(group: int, text: str) -> int:
-            value = int(text)
+            value = bounded_int(text)
             if value > MAX_VALUE:
                 _number(Token("INT", text, 0, token.line, token.column + found.start(group)))
             return value

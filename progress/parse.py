@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from .program import MAX_VALUE, Instr, Program, Span
-from .source import end_position, error_at, source_lines
+from .source import bounded_int, end_position, error_at, shown_number, source_lines
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _LINE = re.compile(
@@ -76,7 +76,7 @@ def _line_items(lines: list[str]) -> list | None:
                 return None
             items.append(("test", _Word.at(found["test"], number, found.start("test") + 1)))
         elif kind == "value":
-            value = int(found["value"])
+            value = bounded_int(found["value"])
             if _reserved(found["init"]) or value > MAX_VALUE:
                 return None
             items.append(("init", _Word.at(found["init"], number, found.start("init") + 1), value))
@@ -91,7 +91,7 @@ def _line_items(lines: list[str]) -> list | None:
 
 
 def _instr_item(found: re.Match, number: int):
-    cmp, val = int(found["cmp"]), int(found["val"])
+    cmp, val = bounded_int(found["cmp"]), bounded_int(found["val"])
     if _reserved(found["loc"]) or cmp > MAX_VALUE or val > MAX_VALUE:
         return None
     target = found["target"]
@@ -139,10 +139,10 @@ def _build(items: list, lines: list[str], path: str, name: str | None) -> Progra
 
 def _build_thread(index: int, thread, lines, path) -> tuple[tuple[Instr, ...], tuple[Span, ...]]:
     keyword_id, instrs = thread
-    if int(keyword_id) != index:
+    if bounded_int(keyword_id) != index:
         raise error_at(
             f"expected 'thread {index}' here (threads are numbered 0, 1, 2... in order), "
-            f"found thread {int(keyword_id)}",
+            f"found thread {shown_number(keyword_id)}",
             keyword_id.line,
             keyword_id.column,
             lines,
@@ -159,10 +159,10 @@ def _build_thread(index: int, thread, lines, path) -> tuple[tuple[Instr, ...], t
     n = len(instrs)
     result, spans = [], []
     for span, loc, cmp, (kind, text, (line, column)), xchg, val in instrs:
-        target = n if kind == "END" else int(text)
+        target = n if kind == "END" else bounded_int(text)
         if target > n:
             raise error_at(
-                f"target {target} is out of range: thread {index} has {n} instruction(s), "
+                f"target {shown_number(text)} is out of range: thread {index} has {n} instruction(s), "
                 f"so targets are 0..{n} or 'end'",
                 line,
                 column,

@@ -76,21 +76,41 @@ def _header(program: Program, model: ProgressModel, file_name: str, locations: d
     ]
 
 
+WIDTHS = (("byte", 0, 255), ("short", -(2**15), 2**15 - 1), ("int", -(2**31), 2**31 - 1))
+"""Promela's integer types and their ranges (byte is unsigned)."""
+
+
+def promela_type(what: str, low: int, high: int) -> str:
+    """The narrowest Promela type holding every value in low..high; a
+    ValueError naming `what` when none does (the export refuses rather than
+    let a variable wrap and SPIN answer about another program)."""
+    for name, least, most in WIDTHS:
+        if least <= low and high <= most:
+            return name
+    raise ValueError(f"{what} ranges over {low}..{high}, beyond Promela's int: cannot export to Promela")
+
+
 def _declarations(program: Program, n: int, m: int, cells: int) -> list[str]:
-    largest = max([v for t in program.threads for i in t for v in (i.val, i.cmp)] + [v for _, v in program.init] + [0])
-    cell = "byte" if largest <= 255 else "int"
-    mask = "byte" if n <= 8 else "int"
+    """Every variable typed by its range: memory cells hold the program's
+    values, pc[t] runs 0..len(thread t) (its end), mm indexes M values, the
+    fair-set masks have N bits, turn and t name a thread."""
+    values = [v for t in program.threads for i in t for v in (i.val, i.cmp)] + [v for _, v in program.init] + [0]
+    cell = promela_type("a memory cell", min(values), max(values))
+    pc = promela_type("a program counter", 0, max(len(thread) for thread in program.threads))
+    index = promela_type("the model's memory index", 0, m - 1)
+    mask = "byte" if n <= 8 else promela_type("the fair-set mask", 0, (1 << n) - 1)
+    thread = promela_type("a thread index", 0, n - 1)
     lines = [
         f"#define N {n}",
         f"#define M {m}   /* the model's reachable memory values */",
         f"{cell} mem[{max(cells, 1)}];",
-        f"byte pc[{n}];",
-        "byte mm;        /* ghost: the model's memory (index into its values) */",
+        f"{pc} pc[{n}];",
+        f"{index} mm;        /* ghost: the model's memory (index into its values) */",
         f"{mask} F;          /* ghost: the fair set of the state before the last step */",
-        "byte turn;      /* ghost: the thread whose weak-fairness obligation is pending */",
+        f"{thread} turn;      /* ghost: the thread whose weak-fairness obligation is pending */",
         "bit wrapped;    /* ghost: every thread's obligation was met since the last wrap */",
         f"hidden {mask} FAIR[{(1 << n) * m}];   /* FAIR[enabled * M + mm]: the fair set */",
-        f"hidden byte NEXT[{m * n}];   /* NEXT[mm * N + t]: memory after t steps */",
+        f"hidden {index} NEXT[{m * n}];   /* NEXT[mm * N + t]: memory after t steps */",
         "",
     ]
     for loc, value in program.init:
@@ -113,7 +133,8 @@ def _enabled_expression(program: Program) -> str:
 
 def _scheduler(program: Program, n: int, m: int, locations: dict[str, int]) -> list[str]:
     enabled = _enabled_expression(program)
-    lines = ["active proctype scheduler() {", "  byte t;", "  fill_tables();"]
+    thread = promela_type("a thread index", 0, n - 1)
+    lines = ["active proctype scheduler() {", f"  {thread} t;", "  fill_tables();"]
     lines += [f"  mem[{locations[loc]}] = {value};" for loc, value in program.init if value]
     lines += [
         "  do",

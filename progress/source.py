@@ -21,3 +21,21 @@ def end_position(lines: list[str]) -> tuple[int, int]:
 def error_at(message: str, line: int, column: int, lines: list[str], path: str) -> InputError:
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     return InputError(message, SourcePosition(path, line, max(column, 1), text))
+
+
+CAP = 10**12
+"""Larger than every limit a number in a test is checked against (values,
+targets, thread ids, locations), and small enough to convert."""
+
+
+def bounded_int(digits: str) -> int:
+    """The value of a string of decimal digits, or CAP when it is larger:
+    every range check then refuses it as too large, and a number of any
+    length (Python refuses to convert more than 4300 digits) never raises."""
+    significant = digits.lstrip("0")
+    return int(significant or "0") if len(significant) <= 12 else CAP
+
+
+def shown_number(digits: str) -> str:
+    """A number as written, shortened when long enough to flood a message."""
+    return digits if len(digits) <= 24 else f"{digits[:10]}...({len(digits)} digits)"

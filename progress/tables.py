@@ -182,18 +182,35 @@ def mismatch_line(mismatch: Mismatch) -> str:
     )
 
 
-def parse_verdict_csv(text: str, path: str) -> dict[str, dict[str, str]]:
+def parse_verdict_csv(text: str, path: str, known: tuple[str, ...] | None = None) -> dict[str, dict[str, str]]:
     """`{test: {column label: "P"|"F"|"?"}}` from a verdict CSV; columns named
-    `hash` are skipped. Bad input raises InputError naming the line."""
+    `hash` are skipped. Bad input raises InputError naming the line: a header
+    not starting with `test`, a column named twice, no verdict column, or
+    (when `known`, the labels that can be compared, is given) a column that
+    is not one of them, so a misspelt label never compares nothing."""
     lines = text.splitlines()
     reader = csv.reader(lines)
     header = next(reader, None)
+    first = lines[0] if lines else ""
     if not header or header[0].strip() != "test":
         raise InputError(
             "a verdict CSV starts with a header whose first column is `test`",
-            SourcePosition(path, 1, 1, lines[0] if lines else ""),
+            SourcePosition(path, 1, 1, first),
         )
     labels = [h.strip() for h in header]
+    seen: set[str] = set()
+    for label in labels:
+        column = first.find(label) + 1 if label and label in first else 1
+        if label in seen:
+            raise InputError(f"column {label!r} appears twice", SourcePosition(path, 1, first.rfind(label) + 1, first))
+        seen.add(label)
+        if known is not None and label not in ("test", "hash") and label not in known:
+            raise InputError(
+                f"unknown column {label!r} (the columns are {', '.join(known)}, and hash)",
+                SourcePosition(path, 1, column, first),
+            )
+    if not [label for label in labels[1:] if label != "hash"]:
+        raise InputError("a verdict CSV needs at least one verdict column", SourcePosition(path, 1, 1, first))
     result: dict[str, dict[str, str]] = {}
     for number, row in enumerate(reader, 2):
         if not row or all(not cell.strip() for cell in row):

@@ -175,3 +175,29 @@ def test_bad_test_files_are_reported_and_the_rest_classified(oopsla_dir, tmp_pat
 def test_state_bound_makes_verdicts_inconclusive(oopsla_dir):
     code, out = invoke("classify", oopsla_dir / "3t4i" / "0.axb", "--matrix", "--format", "csv", "--max-states", "2")
     assert code == 3 and "?" in out.splitlines()[1]
+
+
+@pytest.mark.parametrize(
+    "header, message, column",
+    [
+        ("test,OBE-weak", "unknown column 'OBE-weak' (the columns are fair/weak,", 6),
+        ("test,obe/weak", "unknown column 'obe/weak'", 6),
+        ("test,OBE/weak,OBE/weak", "column 'OBE/weak' appears twice", 15),
+        ("test,hash", "a verdict CSV needs at least one verdict column", 1),
+    ],
+)
+def test_an_expect_header_that_would_compare_nothing_is_bad_input(oopsla_dir, tmp_path, header, message, column):
+    bad = tmp_path / "bad.csv"
+    width = header.count(",")
+    bad.write_text(f"{header}\n2t2i/0.axb" + ",F" * width + "\n")
+    code, out, err = run("classify", oopsla_dir / "2t2i", "--expect", bad)
+    assert code == 2, out + err
+    assert f"bad.csv:1:{column}: error: {message}" in err and "Traceback" not in err
+
+
+def test_an_expect_file_sharing_no_test_with_the_suite_is_not_success(oopsla_dir):
+    # Names are relative to the inputs' common directory: `0.axb`, not `2t2i/0.axb`.
+    code, out, err = run("classify", oopsla_dir / "2t2i", "--expect", oopsla_dir / "cadp_verdicts.csv")
+    assert code == 2
+    assert "0 test(s) compared with" in out and "8 not in it" in out
+    assert "nothing was compared" in err

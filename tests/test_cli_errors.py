@@ -41,12 +41,12 @@ def test_expect_header_still_reports_a_selected_mismatch(repo, tmp_path):
     assert "expectations: 0 hold, 1 do not" in out
 
 
-def test_expect_header_keeps_a_cell_naming_an_unregistered_model(repo, tmp_path):
+def test_expect_header_refuses_a_cell_naming_an_unregistered_model(repo, tmp_path):
     text = (repo / "litmus/paper/mutex.axb").read_text().replace("# expect: ", "# expect: NOPE/weak P | ", 1)
     (tmp_path / "mutex.axb").write_text(text)
-    status, out, _ = run("check", "mutex.axb", "--expect-header", cwd=tmp_path)
-    assert status == 1
-    assert "NOPE weak" in out and "expectations: 11 hold, 1 do not" in out
+    status, out, err = run("check", "mutex.axb", "--expect-header", cwd=tmp_path)
+    assert status == 2
+    assert "error: 'NOPE/weak' names no registered model" in err and "1 file(s) with bad input" in out
 
 
 def test_a_directory_without_tests_is_bad_input_for_every_reader(tmp_path):

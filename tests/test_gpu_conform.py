@@ -77,3 +77,14 @@ def test_conformance_sets_match_the_artifacts_verdicts(oopsla_dir, tmp_path, cap
     assert models["LOBE", "weak"]["verdict"] == "consistent with"
     assert models["fair", "weak"]["verdict"] == "violates"
     assert models["unfair", "none"]["conformance"] == 0
+
+
+def test_results_sharing_no_test_with_the_suites_compare_nothing_and_fail(oopsla_dir, tmp_path, capsys):
+    # Keys relative to the suite root, but the suite given is one level down: no key resolves.
+    table = tmp_path / "r.csv"
+    table.write_text(results.header(("plain",)) + results.row("2t2i/0.axb", ["P"]) + results.row("2t2i/1.axb", ["P"]))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["conform", str(table), "--suite", str(oopsla_dir / "2t2i")])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "is in any --suite directory (2 test(s), such as '2t2i/0.axb'): nothing to compare" in err

@@ -6,13 +6,13 @@ import math
 
 import click
 
-from ..analyze import FAIRNESSES, check_program, queries_for
+from ..analyze import FAIRNESSES, NO_FAIRNESS, check_program, queries_for
 from ..errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
 from ..expect import expectations, mismatches
 from ..parse import parse_program
 from ..registry import all_models, find_model
 from ..report import lasso_text, phrase_of, report_json, table, verdict_line
-from .inputs import expand_each, read_text
+from .inputs import display, expand_each, read_text
 
 
 @click.command()
@@ -74,14 +74,19 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
     fairness = "weak" if weak else "strong" if strong else None
     queries = queries_for(models, (fairness,) if fairness else FAIRNESSES)
     show_witness = witness if witness is not None else len(models) == 1
+    known = {
+        (query.model.name.upper(), query.fairness): query.model.name
+        + ("" if query.fairness == NO_FAIRNESS else f"/{query.fairness}")
+        for query in queries_for(all_models())
+    }
     tally = {"terminates": 0, "fails": 0, "inconclusive": 0, "tests": 0, "bad": 0, "met": 0, "mismatched": 0}
     for path in expand_each(list(paths)):
         try:
             if isinstance(path, InputError):
                 raise path
             text = read_text(path)
-            program = parse_program(text, str(path))
-            expected = _selected(expectations(text, str(path)), queries) if expect_header else None
+            program = parse_program(text, display(path))
+            expected = _selected(expectations(text, display(path), known), queries) if expect_header else None
         except InputError as error:
             click.echo(error.render(), err=True)
             tally["bad"] += 1
@@ -93,20 +98,18 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
         if expected is not None:
             click.echo(_expectation_text(report, expected, tally), err=fmt == "json")
         if fmt == "json":
-            click.echo(report_json(report, str(path)))
+            click.echo(report_json(report, display(path)))
         elif expected is None:
-            click.echo(_text(report, str(path), len(queries) == 1, show_witness))
+            click.echo(_text(report, display(path), len(queries) == 1, show_witness))
     click.echo(_summary(tally, expect_header), err=fmt == "json")
     raise SystemExit(_exit_code(tally, expect_header))
 
 
 def _selected(expected: dict, queries) -> dict:
     """The expectations that the checked queries answer (all of them without
-    --model/--weak/--strong); a cell naming an unregistered model is kept, so
-    it is reported as unmet rather than silently skipped."""
+    --model/--weak/--strong; every cell names a registered verdict by now)."""
     asked = {(query.model.name.upper(), query.fairness) for query in queries}
-    known = {model.name.upper() for model in all_models()}
-    return {key: want for key, want in expected.items() if key in asked or key[0] not in known}
+    return {key: want for key, want in expected.items() if key in asked}
 
 
 def _expectation_text(report, expected, tally) -> str:
@@ -115,6 +118,8 @@ def _expectation_text(report, expected, tally) -> str:
     tally["met"] += len(expected) - len(wrong)
     tally["mismatched"] += len(wrong)
     name = report.program.name
+    if not expected:
+        return f"{name}: its header states none of the checked verdicts (nothing compared)"
     if not wrong:
         return f"{name}: all {len(expected)} expected verdicts hold"
     return "\n".join(
@@ -151,6 +156,8 @@ def _summary(tally, expect_header: bool = False) -> str:
     )
     if expect_header:
         text += f"; expectations: {tally['met']} hold, {tally['mismatched']} do not"
+        if tally["tests"] and not tally["met"] + tally["mismatched"]:
+            text += " (nothing was compared)"
     if tally["bad"]:
         text += f"; {tally['bad']} file(s) with bad input"
     return text
@@ -160,7 +167,9 @@ def _exit_code(tally, expect_header: bool = False) -> int:
     if tally["bad"]:
         return EXIT_USAGE
     if expect_header:
-        return EXIT_FAIL if tally["mismatched"] else EXIT_OK
+        if tally["mismatched"]:
+            return EXIT_FAIL
+        return EXIT_OK if tally["met"] else EXIT_USAGE
     if tally["fails"]:
         return EXIT_FAIL
     if tally["inconclusive"]:

@@ -13,7 +13,7 @@ from ..classify import LATTICE, RULES, Classification, Column, Matrix, classify,
 from ..errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
 from ..registry import all_models
 from ..tables import FORMATS, mismatch_line, parse_verdict_csv, render_classification, render_matrix
-from .inputs import expand, load, read_text, suite_names
+from .inputs import expand_each, load, read_text, suite_names
 from .outputs import write_file
 
 
@@ -83,13 +83,21 @@ def classify_command(paths, rule, fmt, matrix, output, suites, plot, expect, max
     """
     if plot is not None and plot.suffix.lower() not in (".png", ".svg"):
         raise UsageError(f"--plot writes .png or .svg files, not {plot.name!r}")
-    expected = parse_verdict_csv(read_text(expect), str(expect)) if expect else None
     models = list(all_models())
-    files = expand(list(paths))
+    labels = tuple(column.label for column in columns_for(models))
+    expected = parse_verdict_csv(read_text(expect), str(expect), labels) if expect else None
+    files, unreadable = [], 0
+    for item in expand_each(list(paths)):
+        if isinstance(item, InputError):
+            click.echo(item.render(), err=True)
+            unreadable += 1
+        else:
+            files.append(item)
     if not files:
         raise UsageError("no .axb tests found in " + " ".join(paths))
     locations = dict(zip(suite_names(list(paths), files), files))
     verdicts, bad = check_suite(locations, models, max_states, time_limit)
+    bad += unreadable
     classification = classify(verdicts, models, rule)
     text = render_matrix(verdicts, fmt) if matrix else render_classification(classification, fmt)
     if output is not None:
@@ -102,14 +110,24 @@ def classify_command(paths, rule, fmt, matrix, output, suites, plot, expect, max
         from ..plot import draw_shares  # matplotlib: only when asked for
 
         write_file(plot, draw_shares(verdicts, classification, plot.suffix.lower()[1:]))
-    mismatches = _report_expect(verdicts, expected, expect) if expected is not None else 0
+    mismatches, compared = _report_expect(verdicts, expected, expect) if expected is not None else (0, None)
     inconclusive = sum(cell is None for row in verdicts.rows for cell in row.cells)
     click.echo(
         f"classified {len(verdicts.rows)} test(s), {rule} rule; {inconclusive} inconclusive verdict(s)"
         + (f"; {bad} file(s) with bad input" if bad else ""),
         err=True,
     )
-    raise SystemExit(EXIT_USAGE if bad else EXIT_FAIL if mismatches else EXIT_INCONCLUSIVE if inconclusive else EXIT_OK)
+    if compared == 0:
+        click.echo(f"error: no test of the suite is in {expect}: nothing was compared", err=True)
+    raise SystemExit(
+        EXIT_USAGE
+        if bad or compared == 0
+        else EXIT_FAIL
+        if mismatches
+        else EXIT_INCONCLUSIVE
+        if inconclusive
+        else EXIT_OK
+    )
 
 
 def check_suite(locations: dict[str, Path], models, max_states=None, time_limit=None) -> tuple[Matrix, int]:
@@ -172,7 +190,8 @@ def write_suites(directory: Path, classification: Classification, locations: dic
             write_file(folder / f"{name}.txt", header + "".join(line + "\n" for line in lines))
 
 
-def _report_expect(verdicts: Matrix, expected: dict, path: Path) -> int:
+def _report_expect(verdicts: Matrix, expected: dict, path: Path) -> tuple[int, int]:
+    """Print the mismatching cells and the counts; (mismatches, tests compared)."""
     mismatches = compare(verdicts, expected)
     for mismatch in mismatches:
         click.echo(mismatch_line(mismatch))
@@ -182,4 +201,4 @@ def _report_expect(verdicts: Matrix, expected: dict, path: Path) -> int:
         f"{len(mismatches)} mismatching cell(s) in {len({m.test for m in mismatches})} test(s); "
         f"{compared} test(s) compared with {path}" + (f", {missing} not in it" if missing else "")
     )
-    return len(mismatches)
+    return len(mismatches), compared

@@ -37,10 +37,11 @@ def conform(results_csv, suites, fmt, max_states):
     device, and whether the device is "consistent with" or "violates" it.
 
     RESULTS is a CSV written by `progress run`. Verdicts come from the
-    checker; tests of RESULTS found in no --suite directory are left out.
+    checker; tests of RESULTS found in no --suite directory are left out
+    (and counted); when none is found, nothing is compared: exit 2.
 
     Exit status: 0 the report was printed (also when the device violates a
-    model), 2 bad input.
+    model), 2 bad input or no test of RESULTS in any --suite.
     """
     try:
         heuristics, rows = parse_csv(read_text(results_csv))
@@ -54,6 +55,12 @@ def conform(results_csv, suites, fmt, max_states):
             missing.append(key)
             continue
         verdicts[key] = check_program(load(path), queries, max_states=max_states, witnesses=False).verdicts
+    if not verdicts:
+        example = f", such as {missing[0]!r}" if missing else ""
+        raise InputError(
+            f"no test of {results_csv} is in any --suite directory"
+            f" ({len(missing)} test(s){example}): nothing to compare"
+        )
     report = conforming.conformance(heuristics, rows, verdicts)
     if fmt == "json":
         click.echo(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+import sys
 from pathlib import Path
 
 from ..errors import InputError, SourcePosition
@@ -16,6 +18,9 @@ from ..parse import parse_program
 from ..program import Program
 
 _DIGITS = re.compile(r"(\d+)")
+
+STDIN = Path("-")
+"""The path `-`: the test is read from standard input (once)."""
 
 
 def expand(paths: list[str]) -> list[Path]:
@@ -34,32 +39,54 @@ def expand_each(paths: list[str]) -> list[Path | InputError]:
     found: dict[Path | InputError, None] = {}
     for raw in paths:
         try:
-            for path in _expand_one(raw):
+            for path in _expand_one(raw, ()):
                 found.setdefault(path, None)
         except InputError as error:
             found[error] = None
     return list(found)
 
 
-def _expand_one(raw: str) -> list[Path | InputError]:
+def _expand_one(raw: str, lists: tuple[Path, ...]) -> list[Path | InputError]:
+    """`raw`'s test files; `lists` are the @list files being expanded around it
+    (a list naming itself, directly or not, is a cycle)."""
     if not raw.strip():
         raise InputError("an empty path names no test (it is not the current directory)")
+    if raw == "-":
+        return [STDIN]
     if raw.startswith("@"):
-        return _expand_list(Path(raw[1:]))
+        return _expand_list(Path(raw[1:]), lists)
     path = Path(raw)
     if path.is_dir():
-        found = sorted(path.rglob("*.axb"), key=_natural)
-        if not found:
-            raise InputError(f"no .axb files in directory {raw}")
-        return found
+        return _walk(path, raw)
     if not path.exists():
         raise InputError(f"no such file or directory: {raw}")
     return [path]
 
 
-def _expand_list(listing: Path) -> list[Path | InputError]:
+def _walk(directory: Path, raw: str) -> list[Path | InputError]:
+    """Every `*.axb` file below `directory` (symbolic links to directories are
+    not followed), in natural order; a subdirectory that cannot be read is an
+    InputError in the list, after the files, never silently skipped."""
+    files: list[Path] = []
+    errors: list[InputError] = []
+
+    def unreadable(error: OSError) -> None:
+        errors.append(InputError(f"cannot read directory {error.filename}: {error.strerror or error}"))
+
+    for folder, subfolders, names in os.walk(directory, onerror=unreadable):
+        subfolders.sort()
+        files += [Path(folder) / name for name in names if name.endswith(".axb")]
+    if not files and not errors:
+        raise InputError(f"no .axb files in directory {raw}")
+    return [*sorted(files, key=_natural), *errors]
+
+
+def _expand_list(listing: Path, lists: tuple[Path, ...] = ()) -> list[Path | InputError]:
     """The list's files in order; a bad entry becomes its InputError (positioned
-    in the list when it does not exist) and the other entries still count."""
+    in the list when it does not exist, or when it is an @list that is already
+    being expanded: a cycle) and the other entries still count. An entry
+    `@OTHER` is a further list, relative to this list's directory."""
+    key = Path(os.path.realpath(listing))
     text = read_text(listing)
     result: list[Path | InputError] = []
     entries = 0
@@ -68,17 +95,17 @@ def _expand_list(listing: Path) -> list[Path | InputError]:
         if not entry:
             continue
         entries += 1
-        target = listing.parent / entry
+        nested = entry.startswith("@")
+        target = listing.parent / (entry[1:] if nested else entry)
+        position = SourcePosition(str(listing), number, line.index(entry) + 1, line)
         if not target.exists():
-            result.append(
-                InputError(
-                    f"no such file or directory: {entry}",
-                    SourcePosition(str(listing), number, line.index(entry) + 1, line),
-                )
-            )
+            result.append(InputError(f"no such file or directory: {entry}", position))
+            continue
+        if nested and Path(os.path.realpath(target)) in (*lists, key):
+            result.append(InputError(f"the list {entry} names itself (a cycle of @lists)", position))
             continue
         try:
-            result += _expand_one(str(target))
+            result += _expand_one(("@" if nested else "") + str(target), (*lists, key))
         except InputError as error:
             result.append(error)
     if not entries:
@@ -94,12 +121,21 @@ def _natural(path: Path) -> list:
     return parts
 
 
+MAX_BYTES = 64 * 1024 * 1024
+"""No input the tool reads is near this size; a larger file is refused, not loaded."""
+
+
 def read_text(path: Path) -> str:
-    """A file's text as UTF-8, or an InputError saying why it cannot be read."""
+    """A file's text as UTF-8 (standard input for `-`), or an InputError saying
+    why it cannot be read. Only regular files are read: a FIFO, device or
+    socket is refused without blocking on it."""
     try:
-        data = path.read_bytes()
+        data = sys.stdin.buffer.read(MAX_BYTES + 1) if path == STDIN else _read_regular(path)
     except OSError as error:
         raise InputError(f"cannot read {path}: {error.strerror or error}") from None
+    if len(data) > MAX_BYTES:
+        raise InputError(f"cannot read {path}: larger than {MAX_BYTES // (1024 * 1024)} MiB")
+    path = Path(display(path))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -113,8 +149,35 @@ def read_text(path: Path) -> str:
         ) from None
 
 
+def _read_regular(path: Path) -> bytes:
+    """Open without blocking (a FIFO would wait for a writer), then refuse
+    anything but a regular file."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(descriptor, "rb") as handle:
+        kind = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(kind):
+            raise InputError(f"cannot read {path}: not a regular file ({_kind(kind)})")
+        return handle.read(MAX_BYTES + 1)
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return name
+    return "a directory" if stat.S_ISDIR(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file"
+
+
+def display(path: Path) -> str:
+    """How a path is named in output and errors (`<stdin>` for `-`)."""
+    return "<stdin>" if path == STDIN else str(path)
+
+
 def load(path: Path) -> Program:
-    return parse_program(read_text(path), str(path))
+    return parse_program(read_text(path), display(path))
 
 
 def suite_names(paths: list[str], files: list[Path]) -> list[str]:
@@ -126,6 +189,6 @@ def suite_names(paths: list[str], files: list[Path]) -> list[str]:
         if not raw.startswith("@") and path.is_dir():
             anchors.append(os.path.abspath(path))
         else:
-            anchors += [os.path.abspath(f.parent) for f in expand([raw])]
+            anchors += [os.path.abspath(f.parent) for f in expand_each([raw]) if isinstance(f, Path)]
     root = os.path.commonpath(anchors) if anchors else os.getcwd()
     return [Path(os.path.relpath(os.path.abspath(f), root)).as_posix() for f in files]
