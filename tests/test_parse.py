@@ -8,6 +8,7 @@ nothing but InputError may escape, and `to_axb()` must round-trip.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -127,10 +128,14 @@ def test_unreadable_file(tmp_path, monkeypatch):
     target = tmp_path / "secret.axb"
     target.write_text(MUTEX)
 
-    def refuse(self):
-        raise PermissionError(13, "Permission denied")
+    real_open = os.open
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    def refuse(path, *args, **kwargs):
+        if Path(path) == target:
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refuse)
     with pytest.raises(InputError) as caught:
         read_text(target)
     assert "cannot read" in caught.value.render() and "Permission denied" in caught.value.render()
