@@ -15,15 +15,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, eq=False)
 class Memory:
-    """What a model remembers: `initial(n)`, then `after(memory, thread)` per step."""
+    """What a model remembers: `initial(n)`, then `after(memory, thread)` per step.
+
+    A memory value is hashable and opaque to the checker: `after` and the
+    model's `fair` receive values this Memory produced (hence `Any`)."""
 
     name: str
     initial: Callable[[int], Hashable]
-    after: Callable[[Hashable, int], Hashable]
+    after: Callable[[Any, int], Hashable]
 
 
 NONE = Memory("none", lambda n: None, lambda memory, thread: None)
@@ -44,7 +48,7 @@ class ProgressModel:
 
     name: str
     definition: str
-    fair: Callable[[int, Hashable, int], int]
+    fair: Callable[[int, Any, int], int]
     memory: Memory = NONE
     below: tuple[str, ...] = ()
     rank: int = 100

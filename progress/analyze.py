@@ -6,17 +6,18 @@ LTS, shared by every model that uses it. Pure: no files, no printing.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from .canonical import canonical_hash
-from .check import STRONG, WEAK, cycles, witness
+from .check import STRONG, WEAK, Cycle, cycles, witness
 from .errors import Inconclusive
 from .lts import LTS, Budget, ProgramLTS, explore, product
 from .models.base import ProgressModel
 from .program import Program
 from .semantics import compile_program
-from .witness import Lasso, build_lasso
+from .witness import Lasso, Plans, build_lasso
 
 NO_FAIRNESS = "none"
 FAIRNESSES = (WEAK, STRONG)
@@ -48,7 +49,7 @@ class TestReport:
     verdicts: tuple[Verdict, ...]
 
 
-def queries_for(models, fairnesses=FAIRNESSES) -> list[Query]:
+def queries_for(models: Iterable[ProgressModel], fairnesses: Iterable[str] = FAIRNESSES) -> list[Query]:
     """One query per model and fairness; one ("none") for a model without fairness."""
     queries: list[Query] = []
     for model in models:
@@ -77,7 +78,9 @@ def check_program(
     return TestReport(program, digest, tuple(verdicts))
 
 
-def _decide_all(program, explored: ProgramLTS, queries, budget, witnesses) -> list[Verdict]:
+def _decide_all(
+    program: Program, explored: ProgramLTS, queries: list[Query], budget: Budget, witnesses: bool
+) -> list[Verdict]:
     """Decide each query; shares products, SCCs and results between queries.
 
     Two queries on one LTS with equal fairness and equal F on every cycle get
@@ -86,9 +89,9 @@ def _decide_all(program, explored: ProgramLTS, queries, budget, witnesses) -> li
     n = len(program.threads)
     products: dict[int, _Annotated] = {}
     fair_of: dict[str, tuple[list[int], tuple[int, ...]]] = {}
-    answers: dict[tuple, list[int] | None] = {}
+    answers: dict[tuple[int, str, tuple[int, ...]], list[int] | None] = {}
     weak_passes: set[str] = set()
-    plans: dict = {}
+    plans: Plans = {}
     verdicts = []
     for query in queries:
         model, memory = query.model, query.model.memory
@@ -120,9 +123,9 @@ class _Annotated(NamedTuple):
     `group[s] == g`; `cycle_groups` are the groups met on cycles."""
 
     lts: LTS
-    cycles: list
+    cycles: list[Cycle]
     group: list[int]
-    kinds: list[tuple]
+    kinds: list[tuple[int, Hashable]]
     cycle_groups: list[int]
 
     def fair_sets(self, model: ProgressModel, n_threads: int) -> tuple[list[int], tuple[int, ...]]:
@@ -133,7 +136,7 @@ class _Annotated(NamedTuple):
 
 
 def _annotate(lts: LTS) -> _Annotated:
-    index: dict[tuple, int] = {}
+    index: dict[tuple[int, Hashable], int] = {}
     group = [index.setdefault(pair, len(index)) for pair in zip(lts.enabled, lts.memory)]
     found = cycles(lts)
     cycle_groups = sorted({group[s] for c in found for s in c.states})

@@ -8,6 +8,7 @@ models on one LTS compute it once with `cycles(lts)` and pass it in.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from .graph import sccs
@@ -29,7 +30,7 @@ class Cycle(NamedTuple):
     exits: list[int]
 
 
-def cycles(lts: LTS, nodes=None) -> list[Cycle]:
+def cycles(lts: LTS, nodes: Iterable[int] | None = None) -> list[Cycle]:
     """The SCCs of `lts` (restricted to `nodes`) that contain a cycle."""
     succ = lts.succ
     found = []

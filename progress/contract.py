@@ -89,14 +89,14 @@ def _memories(model: ProgressModel, n: int, limit: int) -> list[Hashable]:
     return list(seen)
 
 
-def _hashable(model: ProgressModel, value, where: str) -> None:
+def _hashable(model: ProgressModel, value: object, where: str) -> None:
     try:
         hash(value)
     except TypeError:
         raise AssertionError(f"model {model.name!r}: {where} returned unhashable {value!r}") from None
 
 
-def _check_fair(model: ProgressModel, enabled: int, memory, n: int) -> None:
+def _check_fair(model: ProgressModel, enabled: int, memory: Hashable, n: int) -> None:
     call = f"fair(enabled={enabled:#0{n + 2}b}, memory={memory!r}, n={n})"
     before = copy.deepcopy(memory)
     fair = model.fair(enabled, memory, n)
@@ -113,5 +113,5 @@ def _check_fair(model: ProgressModel, enabled: int, memory, n: int) -> None:
         _require(fair == 0, f"model {model.name!r} has has_fairness=False but {call} = {fair:#b} is not empty")
 
 
-def _same(a, b) -> bool:
+def _same(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b

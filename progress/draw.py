@@ -112,7 +112,7 @@ def state_text(pic: Picture, state: int) -> str:
     memory = " ".join(f"{loc}={value}" for loc, value in machine.memory_of(raw).items())
     text = f"{memory} | pc " + ",".join(str(pc) for pc in machine.pcs_of(raw))
     remembered = pic.lts.memory[state]
-    if pic.model.memory.name == "started":
+    if pic.model.memory.name == "started" and isinstance(remembered, int):
         text += f"\nstarted {_threads(remembered)}"
     elif remembered is not None:
         text += f"\n{pic.model.memory.name} {remembered!r}"

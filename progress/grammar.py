@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, cast
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -101,6 +102,12 @@ class _Located(Exception):
         self.token = token
 
 
+def _at(token: Token) -> tuple[int, int]:
+    """(line, column) of a token; lark types them optional, `_AxbLexer` always sets both."""
+    assert token.line is not None and token.column is not None
+    return token.line, token.column
+
+
 def _number(token: Token) -> int:
     value = bounded_int(token)
     if value > MAX_VALUE:
@@ -123,7 +130,7 @@ class _ToProgram(Transformer):
         """(span, loc, cmp, target, xchg, val); the target is resolved per thread."""
         where = (target.line, target.column)
         return (
-            Span(axb.line, axb.column),
+            Span(*_at(axb)),
             str(loc),
             _number(cmp),
             (target.type, str(target), where),
@@ -134,17 +141,19 @@ class _ToProgram(Transformer):
     def instr_whole(self, token: Token):
         """The fast path: re-split a whole well-formed instruction."""
         found = _INSTR.match(token)
+        assert found is not None  # `_AxbLexer` made this token from the same regex
+        line, column = _at(token)
         loc, cmp, target, xchg, val = found.groups()
 
         def number(group: int, text: str) -> int:
             value = bounded_int(text)
             if value > MAX_VALUE:
-                _number(Token("INT", text, 0, token.line, token.column + found.start(group)))
+                _number(Token("INT", text, 0, line, column + found.start(group)))
             return value
 
-        where = (token.line, token.column + found.start(3))
+        where = (line, column + found.start(3))
         return (
-            Span(token.line, token.column),
+            Span(line, column),
             loc,
             number(2, cmp),
             ("END" if target == "end" else "INT", target, where),
@@ -177,9 +186,10 @@ def _parser() -> Lark:
 def parse_items(text: str, lines: list[str], path: str) -> list:
     """The raw items of `.axb` text (see `parse._build`), or an InputError."""
     try:
-        return _parser().parse(text)  # the transformer runs inside the LALR parser
+        # the transformer runs inside the LALR parser: parse returns its result
+        return cast("list[Any]", _parser().parse(text))
     except _Located as located:
-        raise error_at(located.message, located.token.line, located.token.column, lines, path) from None
+        raise error_at(located.message, *_at(located.token), lines, path) from None
     except _BadCharacter as bad:
         shown = lines[bad.line - 1][bad.column - 1] if bad.line <= len(lines) else "?"
         raise error_at(f"unexpected character {shown!r}", bad.line, bad.column, lines, path) from None

@@ -131,8 +131,8 @@ def product(program: LTS, memory: Memory, n_threads: int, budget: Budget | None 
 def shortest_path(lts: LTS, target: int) -> list[tuple[int, int, int]]:
     """The breadth-first path from state 0 to `target` as (source, thread, destination)."""
     path = []
-    while lts.parent[target] is not None:
-        source, thread = lts.parent[target]
+    while (step := lts.parent[target]) is not None:
+        source, thread = step
         path.append((source, thread, target))
         target = source
     return path[::-1]

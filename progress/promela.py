@@ -133,8 +133,8 @@ def _enabled_expression(program: Program) -> str:
 
 def _scheduler(program: Program, n: int, m: int, locations: dict[str, int]) -> list[str]:
     enabled = _enabled_expression(program)
-    thread = promela_type("a thread index", 0, n - 1)
-    lines = ["active proctype scheduler() {", f"  {thread} t;", "  fill_tables();"]
+    thread_type = promela_type("a thread index", 0, n - 1)
+    lines = ["active proctype scheduler() {", f"  {thread_type} t;", "  fill_tables();"]
     lines += [f"  mem[{locations[loc]}] = {value};" for loc, value in program.init if value]
     lines += [
         "  do",

@@ -9,9 +9,10 @@ strong fairness every fair step from a loop state is on it.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .check import WEAK
 from .lts import LTS, ProgramLTS, shortest_path
@@ -50,6 +51,7 @@ class Lasso:
 
 
 Edge = tuple[int, int, int]  # (source, thread, destination)
+Plans = dict[Hashable, Any]  # build_lasso's cache: paths, loops, steps and lassos by key
 
 
 def build_lasso(
@@ -58,8 +60,8 @@ def build_lasso(
     fair: list[int],
     members: list[int],
     fairness: str,
-    plans: dict | None = None,
-    fair_key=None,
+    plans: Plans | None = None,
+    fair_key: tuple[int, ...] | None = None,
 ) -> Lasso:
     """The lasso for witness set `members` of `lts` under F = `fair`.
 
@@ -78,14 +80,14 @@ def build_lasso(
         plan = plans[key] = (prefix, _loop(lts, fair, inside, entry, fairness), inside, members)
     prefix, loop, inside, _ = plan
     full_key = (key, tuple([fair[s] for s, _, _ in prefix]))
-    lasso = plans.get(full_key)
+    lasso: Lasso | None = plans.get(full_key)
     if lasso is None:
         steps = tuple([_step(program, lts, fair, s, t, plans) for s, t, _ in prefix + loop])
         lasso = plans[full_key] = _diagnose(lts, fair, inside, steps, loop, len(prefix), fairness)
     return lasso
 
 
-def _loop(lts: LTS, fair, inside: set[int], entry: int, fairness: str) -> list[Edge]:
+def _loop(lts: LTS, fair: list[int], inside: set[int], entry: int, fairness: str) -> list[Edge]:
     """A closed walk from `entry` inside the witness set that is a witness
     itself: every thread stepping inside steps on it; under weak fairness it
     visits, for each other enabled thread fair somewhere in the set, a state
@@ -132,7 +134,9 @@ def _loop(lts: LTS, fair, inside: set[int], entry: int, fairness: str) -> list[E
         current = walk[-1][2]
 
 
-def _untaken_fair_step(succ, fair, inside, visited, walk) -> Edge | None:
+def _untaken_fair_step(
+    succ: list[list[tuple[int, int]]], fair: list[int], inside: set[int], visited: set[int], walk: list[Edge]
+) -> Edge | None:
     taken = {(s, t) for s, t, _ in walk}
     for s in sorted(visited):
         for t, d in succ[s]:
@@ -168,9 +172,9 @@ def _unwind(parent: dict[int, Edge], start: int, end: int) -> list[Edge]:
     return path[::-1]
 
 
-def _step(program: ProgramLTS, lts: LTS, fair: list[int], state: int, thread: int, cache: dict) -> LassoStep:
+def _step(program: ProgramLTS, lts: LTS, fair: list[int], state: int, thread: int, cache: Plans) -> LassoStep:
     key = (id(lts), state, fair[state], thread)
-    step = cache.get(key)
+    step: LassoStep | None = cache.get(key)
     if step is None:
         raw = program.states[lts.origin[state]]
         cells = len(program.machine.locations)
@@ -186,7 +190,15 @@ def _threads(mask: int) -> tuple[int, ...]:
     return tuple(t for t in range(mask.bit_length()) if mask >> t & 1)
 
 
-def _diagnose(lts, fair, inside, steps, loop, loop_start, fairness) -> Lasso:
+def _diagnose(
+    lts: LTS,
+    fair: list[int],
+    inside: set[int],
+    steps: tuple[LassoStep, ...],
+    loop: list[Edge],
+    loop_start: int,
+    fairness: str,
+) -> Lasso:
     loop_steps = steps[loop_start:]
     running = tuple(sorted({s.thread for s in loop_steps}))
     enabled = _threads(lts.enabled[loop[0][0]])
@@ -201,7 +213,7 @@ def _diagnose(lts, fair, inside, steps, loop, loop_start, fairness) -> Lasso:
     return Lasso(steps, loop_start, kind, running, starving, tuple(sorted(set(escapes))), fairness)
 
 
-def _names(threads) -> str:
+def _names(threads: Iterable[int]) -> str:
     threads = list(threads)
     word = "thread" if len(threads) == 1 else "threads"
     return f"{word} " + ", ".join(str(t) for t in threads)

@@ -26,10 +26,11 @@ STDIN = Path("-")
 def expand(paths: list[str]) -> list[Path]:
     """Every test file named by `paths`, in order, without repeats; the first
     bad path raises its InputError."""
-    found = expand_each(paths)
-    for item in found:
+    found: list[Path] = []
+    for item in expand_each(paths):
         if isinstance(item, InputError):
             raise item
+        found.append(item)
     return found
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import subprocess
 import time
+from typing import Any
 
 from ..program import Program
 from . import cuda_source
@@ -46,7 +47,7 @@ class CudaBackend:
         self.guard_margin_s = guard_margin_s
         self.poll_s = poll_s
         self.programs: list[Program] = []
-        self.module = None
+        self.module: Any = None  # a cupy.RawModule after prepare (CuPy has no types)
         self.compile_seconds = 0.0
 
     def auto_instances(self, threads: int) -> int:
