@@ -8,6 +8,7 @@ expectations met, 1 may not terminate / mismatch, 2 bad input or usage,
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 EXIT_OK = 0
@@ -22,7 +23,7 @@ class ProgressError(Exception):
     exit_code = EXIT_USAGE
 
     def render(self) -> str:
-        return f"error: {self}"
+        return f"error: {printable(str(self))}"
 
 
 @dataclass(frozen=True)
@@ -50,14 +51,34 @@ class InputError(ProgressError):
 
     def render(self) -> str:
         if self.position is None:
-            return f"error: {self.message}"
+            return f"error: {printable(self.message)}"
         pos = self.position
-        lines = [f"{pos}: error: {self.message}"]
+        lines = [f"{printable(str(pos))}: error: {printable(self.message)}"]
         if pos.text:
-            shown = pos.text.rstrip("\n").expandtabs(1)
-            lines.append(f"    {shown}")
-            lines.append("    " + " " * (max(pos.column, 1) - 1) + "^")
+            text = pos.text.rstrip("\n").expandtabs(1)
+            lines.append(f"    {printable(text, newlines=False)}")
+            before = printable(text[: max(pos.column, 1) - 1], newlines=False)
+            lines.append("    " + " " * len(before) + "^")
         return "\n".join(lines)
+
+
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_OR_NEWLINE = re.compile(_CONTROL.pattern[:-1] + "\n]")
+
+
+def printable(text: str, newlines: bool = True) -> str:
+    """`text` safe to show on a terminal: C0 and C1 control characters, DEL
+    and the bidirectional overrides become `\\xNN` / `\\uNNNN` escapes, so a
+    test file or a file name cannot move the cursor, ring the bell, change
+    colours or reorder what is shown. Line breaks are kept when `newlines`
+    (a message may span lines) and escaped otherwise (one source line)."""
+    pattern = _CONTROL if newlines else _CONTROL_OR_NEWLINE
+    return pattern.sub(_escape, text)
+
+
+def _escape(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 class UsageError(ProgressError):

@@ -2,8 +2,10 @@
 
 Each test becomes a C program (`c_source`), compiled with the system C
 compiler (`$CC`, default `cc`) and pthreads, cached by the hash of its
-source in a temporary directory, and run once per (test, heuristic) with all
-iterations. One OS thread per workgroup, so the instance count is small:
+source in the user's private cache (`progress.cache`: `~/.cache/progress/cpu`,
+mode 0700, refused if another user could write it; an entry is installed
+atomically and checked before every use), and run once per (test, heuristic)
+with all iterations. One OS thread per workgroup, so the instance count is small:
 `auto` is floor(16 / N) here (the CUDA backend's floor(65532 / N) would start
 tens of thousands of threads). The host guard is a subprocess time-out.
 """
@@ -17,6 +19,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from ..cache import cache_root, check_entry, install, private_dir
 from ..program import Program
 from .c_source import program_source
 from .heuristics import CODES, Geometry, auto_instances
@@ -35,7 +38,7 @@ class CpuBackend:
         self.compiler = compiler or os.environ.get("CC", "cc")
         if shutil.which(self.compiler) is None:
             raise BackendUnavailable(f"the cpu backend needs a C compiler; {self.compiler!r} was not found")
-        self.cache = cache_dir or Path(tempfile.gettempdir()) / "progress-gpu-cpu"
+        self.cache = cache_dir or cache_root() / "cpu"
         self.guard_margin_s = guard_margin_s
         self.programs: list[Program] = []
         self.executables: list[Path] = []
@@ -45,25 +48,26 @@ class CpuBackend:
 
     def prepare(self, programs: list[Program]) -> None:
         """Compile (or find in the cache) one executable per program."""
-        self.cache.mkdir(parents=True, exist_ok=True)
+        private_dir(self.cache)
         self.programs = list(programs)
         self.executables = [self._compile(program_source(p)) for p in programs]
 
     def _compile(self, source: str) -> Path:
         digest = hashlib.sha256((self.compiler + "\0" + source).encode()).hexdigest()[:24]
         target = self.cache / f"test-{digest}"
+        check_entry(target)
         if target.exists():
             return target
-        with tempfile.TemporaryDirectory(dir=self.cache) as work:
+        with tempfile.TemporaryDirectory(dir=self.cache, prefix="build-") as work:
             c_file = Path(work) / "test.c"
-            c_file.write_text(source)
+            c_file.write_text(source, encoding="utf-8")
             built = Path(work) / "test"
             result = subprocess.run(
                 [self.compiler, "-O2", "-pthread", "-o", str(built), str(c_file)], capture_output=True, text=True
             )
             if result.returncode != 0:
                 raise BackendUnavailable(f"{self.compiler} failed on generated C:\n{result.stderr}")
-            os.replace(built, target)
+            install(built, target)
         return target
 
     def command(self, index: int, launch: Geometry, iterations: int, deadline_s: float) -> list[str]:
@@ -85,6 +89,7 @@ class CpuBackend:
         return [(int(f[2]), int(f[3])) for f in (line.split() for line in lines) if f[0] == "trace"]
 
     def _execute(self, argv: list[str], iterations: int, deadline_s: float) -> list[str]:
+        check_entry(Path(argv[0]))
         guard = iterations * deadline_s + self.guard_margin_s
         try:
             result = subprocess.run(argv, capture_output=True, text=True, timeout=guard)
