@@ -23,17 +23,22 @@ if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
 
 
 def _accept_interrupts() -> None:
-    """From here on Ctrl-C raises KeyboardInterrupt; one received while loading raises now."""
+    """From here on Ctrl-C raises KeyboardInterrupt and SIGTERM `Terminated`
+    (when `main` deferred it); one received while loading raises now."""
     if _signal.getsignal(_signal.SIGINT) is _defer_interrupt:
         _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+    if _signal.getsignal(_signal.SIGTERM) is _defer_interrupt:
+        _signal.signal(_signal.SIGTERM, _terminate)
     if _interrupts:
+        terminated = _signal.SIGTERM in _interrupts
         _interrupts.clear()
-        raise KeyboardInterrupt
+        raise Terminated() if terminated else KeyboardInterrupt()
 
 
 import importlib  # noqa: E402
 import signal  # noqa: E402
 import sys  # noqa: E402
+import threading  # noqa: E402
 
 import click  # noqa: E402
 
@@ -76,17 +81,38 @@ def cli():
     """
 
 
+EXIT_SIGINT, EXIT_SIGTERM = 130, 143
+"""128 + the signal's number, as shells report a process killed by it."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like SIGINT's KeyboardInterrupt so that every command
+    stops the same way (children killed, rows written so far kept)."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
 def main(argv=None) -> None:
     """Console entry point: the one catch site for the project's errors.
 
     Ctrl-C is a KeyboardInterrupt while a command runs (commands that write
-    stores or files handle it: exit 130); once the command is done, run as
-    the `progress` script (no argv), a late Ctrl-C no longer changes its exit."""
+    stores or files handle it: exit 130); SIGTERM is handled the same way
+    (a KeyboardInterrupt subclass, `Terminated`: "terminated", exit 143), and
+    deferred like Ctrl-C while the command's modules load. Once the command
+    is done, run as the `progress` script (no argv), a late Ctrl-C or SIGTERM
+    no longer changes its exit."""
+    in_main = threading.current_thread() is threading.main_thread()  # only it may set handlers
+    previous = signal.signal(signal.SIGTERM, _defer_interrupt) if in_main else None
     try:
         _run(argv)
     finally:
-        if argv is None:
+        if argv is None and in_main:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        elif in_main:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _run(argv) -> None:
@@ -96,9 +122,10 @@ def _run(argv) -> None:
     except ProgressError as error:
         click.echo(error.render(), err=True)
         sys.exit(error.exit_code)
-    except (click.exceptions.Abort, KeyboardInterrupt):
-        click.echo("interrupted", err=True)
-        sys.exit(130)
+    except (click.exceptions.Abort, KeyboardInterrupt) as error:
+        terminated = isinstance(error, Terminated) or isinstance(error.__cause__, Terminated)
+        click.echo("terminated" if terminated else "interrupted", err=True)
+        sys.exit(EXIT_SIGTERM if terminated else EXIT_SIGINT)
     except click.ClickException as error:
         error.show()
         sys.exit(2 if error.exit_code == 2 else error.exit_code)

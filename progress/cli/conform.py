@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
 
 from ..analyze import check_program, queries_for
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..gpu import conform as conforming
 from ..gpu.results import parse_csv
 from ..registry import all_models
 from .inputs import load, read_text
+from .outputs import write_stdout
 
 
 @click.command()
@@ -23,7 +25,8 @@ from .inputs import load, read_text
     multiple=True,
     required=True,
     type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="Directory the results' test keys are relative to (repeatable; first match wins).",
+    help="Directory the results' test keys are relative to (repeatable; a key found in two "
+    "suites as different tests is an error).",
 )
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option(
@@ -50,7 +53,7 @@ def conform(results_csv, suites, fmt, max_states):
     queries = queries_for(all_models())
     verdicts, missing = {}, []
     for key in rows:
-        path = next((d / key for d in suites if (d / key).is_file()), None)
+        path = _find(key, suites)
         if path is None:
             missing.append(key)
             continue
@@ -63,7 +66,7 @@ def conform(results_csv, suites, fmt, max_states):
         )
     report = conforming.conformance(heuristics, rows, verdicts)
     if fmt == "json":
-        click.echo(
+        write_stdout(
             json.dumps(
                 {
                     "results": str(results_csv),
@@ -73,10 +76,26 @@ def conform(results_csv, suites, fmt, max_states):
                 },
                 indent=2,
             )
+            + "\n"
         )
         return
-    click.echo(
+    write_stdout(
         f"{results_csv}: {len(verdicts)} tests checked"
         + (f", {len(missing)} not in the suite (left out)" if missing else "")
+        + "\n"
+        + conforming.render_text(report, heuristics)
     )
-    click.echo(conforming.render_text(report, heuristics), nl=False)
+
+
+def _find(key: str, suites) -> Path | None:
+    """The test a key names: `DIR/key` for the --suite DIR that has it. Two
+    suites holding different files under one key are a UsageError: which test
+    ran is unknown, so conforming either would be a guess."""
+    found = [d / key for d in suites if (d / key).is_file()]
+    for other in found[1:]:
+        if not os.path.samefile(found[0], other) and other.read_bytes() != found[0].read_bytes():
+            raise UsageError(
+                f"the result {key} matches two different tests, {found[0]} and {other}: "
+                "give only the --suite the run used"
+            )
+    return found[0] if found else None

@@ -3,6 +3,8 @@ usage error (exit 2) naming the path, never a traceback."""
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,3 +33,24 @@ def write_file(path: Path, data: str | bytes) -> None:
             path.write_bytes(data)
         else:
             path.write_text(data, encoding="utf-8")
+
+
+def write_stdout(data: str | bytes) -> None:
+    """Write text (as UTF-8) or bytes to standard output and flush it; a failure
+    (a full disk, a closed pipe, /dev/full) is a UsageError, and standard
+    output is pointed at /dev/null so that Python's exit does not fail again."""
+    try:
+        if isinstance(data, str):
+            sys.stdout.write(data)
+        else:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    except OSError as error:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):  # no real file descriptor (a test's capture)
+            pass
+        raise UsageError(f"cannot write standard output: {error.strerror or error}") from None

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import json
+import os
 import time
 from contextlib import ExitStack
 from datetime import UTC, datetime
@@ -12,18 +15,31 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 from ..gpu import results
-from ..gpu.runner import Settings, parse_duration, parse_heuristics, run_tests
+from ..gpu.runner import (
+    MAX_ITERATIONS,
+    Settings,
+    check_launches,
+    check_settings,
+    parse_duration,
+    parse_heuristics,
+    parse_instances,
+    run_tests,
+)
+from ..program import Program
 from .inputs import expand, load, read_text
-from .outputs import write_file
+from .outputs import write_file, writing
+
+BACKENDS = {"cuda": "progress.gpu.cuda:CudaBackend", "cpu": "progress.gpu.cpu:CpuBackend"}
+"""Each --backend name and its class ("module:class"), imported only when chosen."""
 
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
     "--backend",
-    type=click.Choice(["cuda", "cpu"]),
+    type=click.Choice(list(BACKENDS)),
     default="cuda",
     show_default=True,
     help="cuda: kernels on the GPU through CuPy; cpu: generated C on POSIX threads.",
@@ -35,21 +51,28 @@ from .outputs import write_file
     show_default=True,
     help="Comma-separated launch heuristics.",
 )
-@click.option("--iterations", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option(
+    "--iterations",
+    type=click.IntRange(min=1, max=MAX_ITERATIONS),
+    default=20,
+    show_default=True,
+    help=f"Launches per test and heuristic (1 to {MAX_ITERATIONS}).",
+)
 @click.option(
     "--deadline",
     "deadline_text",
     default="50ms",
     show_default=True,
-    help="Per-launch time budget (e.g. 1s, 300ms); a spinning thread past it times out. "
-    "50ms: chosen from the H200 deadline sweep (docs/results/gpu/report.md).",
+    help="Per-launch time budget with its unit (1s, 300ms, 20us; 1us to 1h); a spinning thread past it "
+    "times out. 50ms: chosen from the H200 deadline sweep (docs/results/gpu/report.md).",
 )
 @click.option(
     "--instances",
     "instances_text",
     default="auto",
     show_default=True,
-    help="Instances M for rr/chunked: auto (cuda floor(65532/N), cpu floor(16/N)) or a number.",
+    help="Instances M for rr/chunked: auto (cuda floor(65532/N), cpu floor(16/N)) or a number; "
+    "N*M must fit one launch of the backend.",
 )
 @click.option(
     "-o",
@@ -59,25 +82,41 @@ from .outputs import write_file
     show_default=True,
     help="Results CSV; metadata goes to .json and detail to .jsonl beside it.",
 )
-@click.option("--resume", is_flag=True, help="Keep the rows already in the CSV and run only the missing tests.")
-def run(paths, backend, heuristics_text, iterations, deadline_text, instances_text, output, resume):
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Keep the rows already in the CSV and run only the missing tests (same inputs and options only).",
+)
+@click.option("--force", is_flag=True, help="Overwrite an existing results CSV.")
+def run(paths, backend, heuristics_text, iterations, deadline_text, instances_text, output, resume, force):
     """Run each test under each heuristic and record P or F (k/N).
 
     PATHS are .axb files, directories or @LIST files; a test's key in the CSV
     is its path relative to the directory named (or to the @LIST's directory),
-    else the path as given.
+    else the path as given. Two different tests with the same key are refused.
     Rows are written as they complete, so an interrupted run keeps its rows.
+    An existing CSV is refused unless --resume (continue it) or --force.
 
     Exit status: 0 the run completed (whatever the tests did), 2 bad input or
-    no usable backend, 3 the host's wall-clock guard stopped a launch.
+    no usable backend, 3 the host's wall-clock guard stopped a launch,
+    130/143 interrupted by SIGINT/SIGTERM (the rows written are kept).
     """
+    if resume and force:
+        raise UsageError("--resume keeps the results and --force overwrites them: give one")
     settings = _settings(heuristics_text, iterations, deadline_text, instances_text)
     keyed = _keyed_paths(list(paths))
-    done = _resumable(output, settings) if resume else set()
-    todo = [(key, load(path)) for key, path in keyed if key not in done]
+    tests = [(key, load(path)) for key, path in keyed]
+    inputs = _fingerprint(tests)
     engine = _backend(backend)
-    engine.prepare([program for _, program in todo])
+    try:
+        check_launches(engine, [program for _, program in tests], settings)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    done = _resumable(output, settings, engine.name, inputs) if resume else _fresh(output, force)
+    todo = [(key, program) for key, program in tests if key not in done]
+    _compile(engine, [program for _, program in todo])
     meta = results.metadata(engine.metadata(), settings, len(keyed), list(paths))
+    meta["inputs"] = inputs
     started = time.monotonic()
     meta["started"] = datetime.now(UTC).isoformat(timespec="seconds")
     _write_json(output.with_suffix(".json"), {**meta, "complete": False})
@@ -97,63 +136,124 @@ def run(paths, backend, heuristics_text, iterations, deadline_text, instances_te
 
 
 def _settings(heuristics_text, iterations, deadline_text, instances_text) -> Settings:
+    """The options as Settings; a value out of its range is a UsageError naming it."""
     try:
         heuristics = parse_heuristics(heuristics_text)
+    except ValueError as error:
+        raise UsageError(f"--heuristics: {error}") from None
+    try:
         deadline = parse_duration(deadline_text)
     except ValueError as error:
+        raise UsageError(f"--deadline: {error}") from None
+    try:
+        settings = Settings(heuristics, iterations, deadline, parse_instances(instances_text))
+        check_settings(settings)
+    except ValueError as error:
         raise UsageError(str(error)) from None
-    if instances_text == "auto":
-        instances = None
-    elif instances_text.isdigit() and int(instances_text) > 0:
-        instances = int(instances_text)
-    else:
-        raise UsageError(f"--instances takes auto or a positive number, not {instances_text!r}")
-    return Settings(heuristics, iterations, deadline, instances)
+    return settings
 
 
 def _keyed_paths(paths: list[str]) -> list[tuple[str, Path]]:
-    """(key, file) per test: keys relative to a named directory, else the path."""
+    """(key, file) per test: keys relative to a named directory (or @LIST's
+    directory), else the path. A file named twice runs once; two different
+    files with one key are a UsageError (one would silently not run)."""
     keyed: dict[str, Path] = {}
+    seen: set[str] = set()
     for raw in paths:
         base = Path(raw[1:]).parent if raw.startswith("@") else Path(raw) if Path(raw).is_dir() else None
         for path in expand([raw]):
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            seen.add(real)
             key = path.relative_to(base).as_posix() if base else path.as_posix()
-            keyed.setdefault(key, path)
+            if key in keyed:
+                raise UsageError(
+                    f"two tests would have the key {key}: {keyed[key]} and {path} (keys are relative to the "
+                    "directory named); name their common directory instead, or run them into separate CSVs"
+                )
+            keyed[key] = path
     return list(keyed.items())
 
 
-def _resumable(output: Path, settings: Settings) -> set[str]:
+def _fingerprint(tests: list[tuple[str, Program]]) -> str:
+    """A digest of the keys and programs run, so --resume can tell another run's CSV."""
+    digest = hashlib.sha256()
+    for key, program in tests:
+        digest.update(f"{key}\0{program.to_axb()}\0".encode())
+    return digest.hexdigest()[:32]
+
+
+def _fresh(output: Path, force: bool) -> set[str]:
+    """Nothing done yet; an existing results file is kept unless --force."""
+    if output.is_file() and not force:
+        raise UsageError(
+            f"{output} exists: pass --resume to continue that run, --force to overwrite it, or choose another -o"
+        )
+    return set()
+
+
+def _resumable(output: Path, settings: Settings, backend: str, inputs: str) -> set[str]:
+    """The tests already in `output`, after checking it was written by a run of
+    the same inputs, options and backend (its .json metadata says so)."""
     if not output.exists():
         return set()
     try:
         heuristics, rows = results.parse_csv(read_text(output))
     except ValueError as error:
         raise UsageError(f"cannot resume from {output}: {error}") from None
+    meta_path = output.with_suffix(".json")
+    try:
+        meta = json.loads(read_text(meta_path))
+    except (InputError, ValueError):
+        raise UsageError(
+            f"--resume: cannot tell which run wrote {output} ({meta_path} is missing or not JSON); "
+            "run again with --force to overwrite it"
+        ) from None
+    wanted = {
+        "backend": backend,
+        "heuristics": list(settings.heuristics),
+        "iterations": settings.iterations,
+        "deadline_s": settings.deadline_s,
+        "instances": settings.instances if settings.instances is not None else "auto",
+        "inputs": inputs,
+    }
+    stored = meta if isinstance(meta, dict) else {}
+    differ = [f"{k}={stored.get(k)} (not {v})" for k, v in wanted.items() if stored.get(k) != v]
     if heuristics != settings.heuristics:
-        raise UsageError(f"cannot resume: {output} has heuristics {','.join(heuristics)}")
+        differ.insert(0, f"CSV heuristics {','.join(heuristics)} (not {','.join(settings.heuristics)})")
+    if differ:
+        raise UsageError(f"--resume: {output} holds another run: {'; '.join(dict.fromkeys(differ))}")
     return set(rows)
 
 
+def _compile(engine, programs: list[Program]) -> None:
+    """`engine.prepare`, with a progress line while it compiles."""
+    if not programs:
+        engine.prepare(programs)
+        return
+    with _progress() as bar:
+        task = bar.add_task(f"compiling {len(programs)} test{'s' * (len(programs) != 1)}", total=len(programs))
+        engine.prepare(programs, progress=lambda done: bar.update(task, completed=done))
+
+
 def _backend(name: str):
-    if name == "cpu":
-        from ..gpu.cpu import CpuBackend
-
-        return CpuBackend()
-    from ..gpu.cuda import CudaBackend
-
-    return CudaBackend()
+    """The chosen backend, constructed (it raises BackendUnavailable when it cannot run here)."""
+    module, attribute = BACKENDS[name].split(":")
+    return getattr(importlib.import_module(module), attribute)()
 
 
 def _drive(engine, todo, settings: Settings, output: Path, append: bool) -> int:
     """Run everything, writing each test's row and details as they complete."""
     per_test = len(settings.heuristics)
-    with ExitStack() as stack:
+    with writing(output), ExitStack() as stack:
         table = stack.enter_context(output.open("a" if append else "w", encoding="utf-8", newline=""))
         detail = stack.enter_context(output.with_suffix(".jsonl").open("a" if append else "w", encoding="utf-8"))
         bar = stack.enter_context(_progress())
         task = bar.add_task("running", total=len(todo) * per_test)
         if not append:
             table.write(results.header(settings.heuristics))
+            table.flush()  # an interrupted run keeps at least the header
         cells: list[str] = []
         for index, heuristic, outcome in run_tests(engine, [p for _, p in todo], settings):
             key = todo[index][0]

@@ -13,9 +13,12 @@ from ..draw import picture, to_dot, to_text
 from ..errors import EXIT_OK, UsageError
 from ..registry import find_model
 from .inputs import load
-from .outputs import write_file
+from .outputs import write_file, write_stdout
 
 FORMATS = ("text", "dot", "svg", "png")
+MAX_DRAW = 1000
+"""The most states Graphviz is asked to lay out by default: its layout grows
+much faster than linearly, and an 8,000-state LTS takes it minutes."""
 
 
 @click.command("show")
@@ -32,12 +35,20 @@ FORMATS = ("text", "dot", "svg", "png")
     help="Write to FILE instead of standard output.",
 )
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="Give up past this many states (exit 3).")
-def show(path, model_name, fairness, fmt, output, max_states):
+@click.option(
+    "--max-draw",
+    type=click.IntRange(min=1),
+    default=MAX_DRAW,
+    show_default=True,
+    help="SVG/PNG only: refuse (exit 2) an LTS with more states than this instead of running Graphviz for minutes.",
+)
+def show(path, model_name, fairness, fmt, output, max_states, max_draw):
     """Draw TEST.axb's LTS under MODEL: states (memory | pcs, model memory),
     steps `T<thread>:<instruction> {F}`, end states doubly outlined, the
     witness set shaded, its loop in red and the way there in blue.
 
-    Exit status: 0 drawn, 2 bad input or Graphviz missing, 3 state bound hit.
+    Exit status: 0 drawn, 2 bad input, Graphviz missing or more than
+    --max-draw states for SVG/PNG, 3 state bound hit.
     """
     fmt = fmt or _format_from(output)
     if fmt == "png" and output is None and sys.stdout.isatty():
@@ -49,6 +60,11 @@ def show(path, model_name, fairness, fmt, output, max_states):
     elif fmt == "dot":
         _emit(to_dot(pic).encode(), output)
     else:
+        if pic.lts.size > max_draw:
+            raise UsageError(
+                f"{path}: the LTS has {pic.lts.size} states, more than --max-draw {max_draw}; Graphviz would take "
+                "minutes to lay it out: use --format text or dot, or raise --max-draw"
+            )
         _emit(render(to_dot(pic), fmt), output)
     raise SystemExit(EXIT_OK)
 
@@ -73,7 +89,6 @@ def render(dot: str, fmt: str) -> bytes:
 
 def _emit(data: bytes, output: Path | None) -> None:
     if output is None:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+        write_stdout(data)
         return
     write_file(output, data)

@@ -15,6 +15,13 @@ instances had a thread time out). With `trace` it first prints
 `sched_yield()` after each deadline check: the CPU has few cores, and
 yielding lets the thread it waits for run sooner (the spin still ends only
 when the memory changes or the deadline passes).
+
+On Linux the program dies with the process that started it, even when that
+one is killed with SIGKILL: it asks for SIGKILL on its parent's death
+(`PR_SET_PDEATHSIG`) and, when `PROGRESS_PARENT_PID` is set, exits with
+status 4 at once if its parent is already another process (the starter died
+before the request took effect). It must be started from a thread that lives
+as long as the run (the signal follows the starting thread).
 """
 
 from __future__ import annotations
@@ -34,6 +41,11 @@ PROGRAM = Template("""\
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __linux__
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#endif
 
 #define AXB_LOAD(p) __atomic_fetch_or((p), 0, __ATOMIC_RELAXED)
 #define AXB_XCHG(p, v) __atomic_exchange_n((p), (v), __ATOMIC_RELAXED)
@@ -74,6 +86,11 @@ static void *start(void *arg) {
 }
 
 int main(int argc, char **argv) {
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* die with progress run, even on SIGKILL */
+    const char *parent = getenv("PROGRESS_PARENT_PID");
+    if (parent && strtol(parent, NULL, 10) != (long)getppid()) return 4;
+#endif
     if (argc < 5) { fprintf(stderr, "usage: %s H M ITERATIONS DEADLINE_NS [trace]\\n", argv[0]); return 2; }
     h = atoi(argv[1]);
     m = (unsigned int)strtoul(argv[2], NULL, 10);

@@ -17,6 +17,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from ..cache import cache_root, check_entry, install, private_dir
@@ -27,12 +29,15 @@ from .runner import BackendUnavailable, DeviceHang
 
 CPU_WORKGROUPS = 16
 """The workgroup budget that `auto` divides among instances on the CPU."""
+CPU_MAX_WORKGROUPS = 4096
+"""The most OS threads one launch may start (`--instances` beyond it is refused)."""
 
 
 class CpuBackend:
     """Runs tests as C programs; see the module docstring."""
 
     name = "cpu"
+    max_workgroups = CPU_MAX_WORKGROUPS
 
     def __init__(self, cache_dir: Path | None = None, compiler: str | None = None, guard_margin_s: float = 30.0):
         self.compiler = compiler or os.environ.get("CC", "cc")
@@ -46,11 +51,23 @@ class CpuBackend:
     def auto_instances(self, threads: int) -> int:
         return auto_instances(threads, CPU_WORKGROUPS)
 
-    def prepare(self, programs: list[Program]) -> None:
-        """Compile (or find in the cache) one executable per program."""
+    def prepare(self, programs: list[Program], progress: Callable[[int], None] | None = None) -> None:
+        """Compile (or find in the cache) one executable per program, one
+        compiler per core at a time; `progress(done)` after each (called from
+        this thread)."""
         private_dir(self.cache)
         self.programs = list(programs)
-        self.executables = [self._compile(program_source(p)) for p in programs]
+        sources = [program_source(p) for p in programs]
+        with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+            futures = [pool.submit(self._compile, source) for source in sources]
+            try:
+                for done, _ in enumerate(as_completed(futures), 1):
+                    if progress:
+                        progress(done)
+            finally:
+                for future in futures:  # an error or an interrupt: start no more compilers
+                    future.cancel()
+        self.executables = [future.result() for future in futures]
 
     def _compile(self, source: str) -> Path:
         digest = hashlib.sha256((self.compiler + "\0" + source).encode()).hexdigest()[:24]
@@ -58,16 +75,21 @@ class CpuBackend:
         check_entry(target)
         if target.exists():
             return target
-        with tempfile.TemporaryDirectory(dir=self.cache, prefix="build-") as work:
-            c_file = Path(work) / "test.c"
-            c_file.write_text(source, encoding="utf-8")
-            built = Path(work) / "test"
-            result = subprocess.run(
-                [self.compiler, "-O2", "-pthread", "-o", str(built), str(c_file)], capture_output=True, text=True
-            )
-            if result.returncode != 0:
-                raise BackendUnavailable(f"{self.compiler} failed on generated C:\n{result.stderr}")
-            install(built, target)
+        try:
+            with tempfile.TemporaryDirectory(dir=self.cache, prefix="build-") as work:
+                c_file = Path(work) / "test.c"
+                c_file.write_text(source, encoding="utf-8")
+                built = Path(work) / "test"
+                result = subprocess.run(
+                    [self.compiler, "-O2", "-pthread", "-o", str(built), str(c_file)], capture_output=True, text=True
+                )
+                if result.returncode != 0:
+                    raise BackendUnavailable(f"{self.compiler} failed on generated C:\n{result.stderr}")
+                install(built, target)
+        except OSError as error:
+            raise BackendUnavailable(
+                f"cannot write the compile cache {self.cache}: {error.strerror or error}"
+            ) from None
         return target
 
     def command(self, index: int, launch: Geometry, iterations: int, deadline_s: float) -> list[str]:
@@ -92,12 +114,19 @@ class CpuBackend:
         check_entry(Path(argv[0]))
         guard = iterations * deadline_s + self.guard_margin_s
         try:
-            result = subprocess.run(argv, capture_output=True, text=True, timeout=guard)
+            result = subprocess.run(
+                argv, capture_output=True, text=True, timeout=guard, env={**os.environ, **self.child_env()}
+            )
         except subprocess.TimeoutExpired:
             raise DeviceHang(f"{argv[0]} ran past the host guard of {guard:.1f} s and was killed") from None
         if result.returncode != 0:
             raise BackendUnavailable(f"{argv[0]} exited with {result.returncode}: {result.stderr.strip()}")
         return result.stdout.splitlines()
+
+    @staticmethod
+    def child_env() -> dict[str, str]:
+        """Tells a test program who its parent is (see `c_source`: it dies with it)."""
+        return {"PROGRESS_PARENT_PID": str(os.getpid())}
 
     def metadata(self) -> dict:
         version = subprocess.run([self.compiler, "--version"], capture_output=True, text=True).stdout

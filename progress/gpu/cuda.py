@@ -20,7 +20,7 @@ from typing import Any
 from ..program import Program
 from . import cuda_source
 from .codegen import initial_cells
-from .heuristics import CODES, Geometry, auto_instances
+from .heuristics import CODES, MAX_LAUNCH, Geometry, auto_instances
 from .runner import BackendUnavailable, DeviceHang
 
 
@@ -38,6 +38,7 @@ class CudaBackend:
     """Runs tests as CUDA kernels; see the module docstring."""
 
     name = "cuda"
+    max_workgroups = MAX_LAUNCH
 
     def __init__(self, guard_margin_s: float = 30.0, poll_s: float = 0.0002):
         self.cp = _cupy()
@@ -53,13 +54,15 @@ class CudaBackend:
     def auto_instances(self, threads: int) -> int:
         return auto_instances(threads)
 
-    def prepare(self, programs: list[Program]) -> None:
-        """Compile every program's kernel in one NVRTC module."""
+    def prepare(self, programs: list[Program], progress=None) -> None:
+        """Compile every program's kernel in one NVRTC module (`progress(len)` when done)."""
         start = time.perf_counter()
         self.programs = list(programs)
         self.module = self.cp.RawModule(code=cuda_source.module(self.programs), options=("-std=c++17",))
         self.module.get_function("progress_set_deadline")  # compiles now, not at the first launch
         self.compile_seconds = time.perf_counter() - start
+        if progress:
+            progress(len(self.programs))
 
     def run(self, index: int, launch: Geometry, iterations: int, deadline_s: float, trace=None) -> tuple[int, ...]:
         cp, np = self.cp, self.np

@@ -19,6 +19,10 @@ from dataclasses import dataclass
 MAX_WORKGROUPS = 65532
 """The paper's workgroup budget: M = floor(65532 / N) instances."""
 
+MAX_LAUNCH = 2**31 - 1
+"""The most workgroups of one launch: CUDA's grid x limit, and the generated
+code computes `instance * N + thread` in a C `int`."""
+
 HEURISTICS = ("plain", "rr", "chunked")
 CODES = {name: index for index, name in enumerate(HEURISTICS)}
 """The integer each heuristic is passed to a kernel as."""

@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __linux__
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#endif
 
 #define AXB_LOAD(p) __atomic_fetch_or((p), 0, __ATOMIC_RELAXED)
 #define AXB_XCHG(p, v) __atomic_exchange_n((p), (v), __ATOMIC_RELAXED)
@@ -59,6 +64,11 @@ static void *start(void *arg) {
 }
 
 int main(int argc, char **argv) {
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* die with progress run, even on SIGKILL */
+    const char *parent = getenv("PROGRESS_PARENT_PID");
+    if (parent && strtol(parent, NULL, 10) != (long)getppid()) return 4;
+#endif
     if (argc < 5) { fprintf(stderr, "usage: %s H M ITERATIONS DEADLINE_NS [trace]\n", argv[0]); return 2; }
     h = atoi(argv[1]);
     m = (unsigned int)strtoul(argv[2], NULL, 10);
