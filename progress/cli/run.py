@@ -177,9 +177,10 @@ def _keyed_paths(paths: list[str]) -> list[tuple[str, Path]]:
 
 
 def _fingerprint(tests: list[tuple[str, Program]]) -> str:
-    """A digest of the keys and programs run, so --resume can tell another run's CSV."""
+    """A digest of the keys and programs run (in key order, so naming the inputs
+    in another order is the same run), so --resume can tell another run's CSV."""
     digest = hashlib.sha256()
-    for key, program in tests:
+    for key, program in sorted(tests, key=lambda test: test[0]):
         digest.update(f"{key}\0{program.to_axb()}\0".encode())
     return digest.hexdigest()[:32]
 
