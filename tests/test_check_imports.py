@@ -17,7 +17,7 @@ except SystemExit:
 print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
 
-HEAVY = ("z3", "cupy", "matplotlib", "networkx", "dask", "distributed", "rich", "graphviz", "numpy", "lark")
+HEAVY = ("z3", "cupy", "matplotlib", "networkx", "dask", "distributed", "rich", "graphviz", "numpy", "numba", "lark")
 
 
 def loaded_modules(*args: str) -> set[str]:

@@ -1,0 +1,202 @@
+"""Verdicts of many programs at once, with compiled machinery (issue 13).
+
+`verdicts(programs, queries, max_states)` gives, for each program, one
+`terminates` value per query (True, False, or None past the state bound):
+exactly what `check_program(program, queries, max_states=...,
+witnesses=False)` reports, without lassos, state counts or time limits.
+`progress.analyze.check_program` stays the reference; tests compare the two
+on the published suite and on generated programs.
+
+The models are plug-ins, so nothing here knows a model: each model's memory
+is tabulated by running its own `initial` and `after` from the initial value
+under every thread until no new value appears, and its F by calling its own
+`fair` on every (enabled set, memory value) pair, once per number of
+threads (as `analyze` tabulates F per (enabled, memory) group). The compiled
+kernels in `progress.fastcheck` then work on integer tables only. A model
+whose memory takes more than MAX_MEMORY_VALUES values, or whose `fair` or
+`after` raises on a pair no run may reach, makes its programs go through
+`check_program`; so does a program too large for the kernel (packed state
+over 62 bits, or more than `CAP` states in an LTS). `fallbacks` counts them.
+
+Importing this module loads numba (progress/jit.py): never on the
+`progress check` path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from . import fastcheck
+from .analyze import NO_FAIRNESS, Query, check_program
+from .check import WEAK
+from .program import Program
+
+MAX_MEMORY_VALUES = 256
+"""A memory with more reachable values than this is not tabulated."""
+MAX_TABLE = 1 << 16
+"""Largest F table per model: 2**threads enabled sets x memory values."""
+CAP = 1 << 20
+"""States per LTS beyond which a program goes to check_program."""
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Integer tables of the queries' models for one number of threads."""
+
+    after: np.ndarray  # [memory k, value m, thread t] -> next value index
+    nmem: np.ndarray  # [memory k] -> number of values
+    fair: np.ndarray  # [model j, enabled, value m] -> F
+    model_mem: np.ndarray  # [model j] -> memory k
+    query_model: np.ndarray  # [query q] -> model j
+    query_strong: np.ndarray  # [query q] -> strong fairness?
+
+
+class _Untabulable(Exception):
+    pass
+
+
+@lru_cache(maxsize=64)
+def tables(queries: tuple[Query, ...], n_threads: int) -> Tables | None:
+    """The tables for programs of `n_threads` threads, or None when some
+    model's memory or F cannot be tabulated (see the module docstring)."""
+    try:
+        return _tabulate(queries, n_threads)
+    except _Untabulable:
+        return None
+
+
+def _tabulate(queries: tuple[Query, ...], n: int) -> Tables:
+    models = list({id(q.model): q.model for q in queries}.values())
+    memories = list({id(m.memory): m.memory for m in models}.values())
+    values = [_memory_values(memory, n) for memory in memories]
+    width = max(len(listed) for listed, _ in values)
+    if (1 << n) * width > MAX_TABLE:
+        raise _Untabulable
+    after = np.zeros((len(memories), width, n), np.int64)
+    for k, (memory, (listed, index)) in enumerate(zip(memories, values)):
+        for m, value in enumerate(listed):
+            for t in range(n):
+                after[k, m, t] = index[memory.after(value, t)]
+    fair = np.zeros((len(models), 1 << n, width), np.int64)
+    model_mem = np.zeros(len(models), np.int64)
+    for j, model in enumerate(models):
+        k = next(k for k, memory in enumerate(memories) if memory is model.memory)
+        model_mem[j] = k
+        listed, _ = values[k]
+        try:
+            for enabled in range(1 << n):
+                for m, value in enumerate(listed):
+                    fair[j, enabled, m] = model.fair(enabled, value, n)
+        except Exception as error:  # a plug-in's fair on a pair no run reaches
+            raise _Untabulable from error
+    position = {id(model): j for j, model in enumerate(models)}
+    query_model = np.array([position[id(q.model)] for q in queries], np.int64)
+    query_strong = np.array([q.fairness not in (WEAK, NO_FAIRNESS) for q in queries], np.bool_)
+    nmem = np.array([len(listed) for listed, _ in values], np.int64)
+    return Tables(after, nmem, fair, model_mem, query_model, query_strong)
+
+
+def _memory_values(memory, n: int) -> tuple[list, dict]:
+    """Every value the memory can take (initial one first) and their indices."""
+    try:
+        first = memory.initial(n)
+        listed = [first]
+        index = {first: 0}
+        for value in listed:  # grows while iterating
+            for t in range(n):
+                following = memory.after(value, t)
+                if following not in index:
+                    if len(listed) == MAX_MEMORY_VALUES:
+                        raise _Untabulable
+                    index[following] = len(listed)
+                    listed.append(following)
+    except _Untabulable:
+        raise
+    except Exception as error:  # a plug-in's after on a value no run reaches
+        raise _Untabulable from error
+    return listed, index
+
+
+def record(program: Program) -> list[int]:
+    """The kernel's flat record of a program (progress.fastcheck's docstring)."""
+    locations = program.locations
+    index = {loc: i for i, loc in enumerate(locations)}
+    initial = program.initial_memory
+    out = [len(locations), *map(len, program.threads), *[initial[loc] for loc in locations]]
+    for thread in program.threads:
+        for ins in thread:
+            out += (index[ins.loc], ins.cmp, ins.target, ins.xchg, ins.val)
+    return out
+
+
+@dataclass
+class Stats:
+    """How many programs went through the kernel and how many through check_program."""
+
+    compiled: int = 0
+    fallbacks: int = 0
+
+
+def verdicts(
+    programs: Sequence[Program],
+    queries: Sequence[Query],
+    max_states: int | None = None,
+    stats: Stats | None = None,
+) -> list[tuple[bool | None, ...]]:
+    """Per program, `terminates` for each query, in order (module docstring)."""
+    queries = tuple(queries)
+    results: list[tuple[bool | None, ...] | None] = [None] * len(programs)
+    by_threads: dict[int, list[int]] = {}
+    for i, program in enumerate(programs):
+        by_threads.setdefault(len(program.threads), []).append(i)
+    slow: list[int] = []
+    for n, members in by_threads.items():
+        table = tables(queries, n) if queries else None
+        if table is None:
+            slow += members
+            continue
+        codes = _run(table, [record(programs[i]) for i in members], n, max_states)
+        for i, row in zip(members, codes.tolist()):
+            if fastcheck.TOO_BIG in row:
+                slow.append(i)
+            else:
+                results[i] = tuple(_VALUE[c] for c in row)
+    for i in slow:
+        report = check_program(programs[i], list(queries), max_states=max_states, witnesses=False)
+        results[i] = tuple(v.terminates for v in report.verdicts)
+    if stats is not None:
+        stats.fallbacks += len(slow)
+        stats.compiled += len(programs) - len(slow)
+    return results  # type: ignore[return-value]
+
+
+_VALUE = {fastcheck.PASS: True, fastcheck.FAIL: False, fastcheck.INCONCLUSIVE: None}
+
+
+def _run(table: Tables, records: list[list[int]], n: int, max_states: int | None) -> np.ndarray:
+    offsets = np.zeros(len(records), np.int64)
+    flat: list[int] = []
+    for p, rec in enumerate(records):
+        offsets[p] = len(flat)
+        flat += rec
+    data = np.array(flat, np.int64)
+    out = np.empty((len(records), len(table.query_model)), np.int8)
+    fastcheck.check_batch(
+        data,
+        offsets,
+        n,
+        table.after,
+        table.nmem,
+        table.fair,
+        table.model_mem,
+        table.query_model,
+        table.query_strong,
+        -1 if max_states is None else max_states,
+        CAP,
+        out,
+    )
+    return out
