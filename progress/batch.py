@@ -39,7 +39,7 @@ MAX_MEMORY_VALUES = 256
 """A memory with more reachable values than this is not tabulated."""
 MAX_TABLE = 1 << 16
 """Largest F table per model: 2**threads enabled sets x memory values."""
-CAP = 1 << 20
+CAP = 1 << 18
 """States per LTS beyond which a program goes to check_program."""
 
 

@@ -16,7 +16,9 @@ and decides every model on it with F read from `fair[j, enabled, memory]`:
   state survives. A weak pass implies a strong pass, so strong is decided
   only when weak fails.
 
-Only verdicts are computed (no lasso). States are packed into one int64:
+Only verdicts are computed (no lasso). Every buffer is allocated once per
+call and reused by each program (grown and the program redone when one is
+too small), so the cost per program is the work on its own states. States are packed into one int64:
 each location holds the index of its value among the values it can ever hold
 (its initial value and the values stored to it), each thread its pc. A
 program whose packed state needs more than 62 bits, or whose LTS or product
@@ -37,8 +39,9 @@ PASS = 1
 FAIL = 0
 INCONCLUSIVE = -1
 TOO_BIG = -2
-
-_EMPTY = -1
+_GROW = -3  # a buffer is too small: grow the workspace and redo the program
+_WIDE = -4  # the packed state needs more than 62 bits
+_LIMIT = -5  # more states than the limit (the state bound, else the cap)
 
 
 @njit(cache=True)
@@ -51,218 +54,24 @@ def _bits(x):
 
 
 @njit(cache=True)
-def _hash(key, mask):
-    h = key * 0x5851F42D4C957F2D
-    h ^= h >> 29
-    return h & mask
+def _workspace(size, n, nmem):
+    """Buffers for LTSs of up to `size` states, carved into named slices by _one."""
+    ints = np.empty(size * (3 * n + 26 + 2 * nmem), np.int64)
+    flags = np.empty(size * 5, np.bool_)
+    return ints, flags
 
 
 @njit(cache=True)
-def _explore(data, start, n, cap):
-    """The program LTS: (number of states or TOO_BIG, successor table
-    dst[s * n + t] (-1 where t is not enabled), enabled mask per state)."""
-    nloc = data[start]
-    pos = start + 1
-    lengths = data[pos : pos + n]
-    pos += n
-    init = data[pos : pos + nloc]
-    pos += nloc
-    total = 0
-    for t in range(n):
-        total += lengths[t]
-    base = np.zeros(n + 1, np.int64)
-    for t in range(n):
-        base[t + 1] = base[t] + lengths[t]
-    raw = data[pos : pos + 5 * total]
-    # value domain of each location: its initial value, then every value stored to it
-    dom = np.empty((max(nloc, 1), total + 1), np.int64)
-    domsize = np.zeros(max(nloc, 1), np.int64)
-    for loc in range(nloc):
-        dom[loc, 0] = init[loc]
-        domsize[loc] = 1
-    for i in range(total):
-        loc = raw[5 * i]
-        if raw[5 * i + 3] != 0:
-            v = raw[5 * i + 4]
-            found = False
-            for k in range(domsize[loc]):
-                if dom[loc, k] == v:
-                    found = True
-                    break
-            if not found:
-                dom[loc, domsize[loc]] = v
-                domsize[loc] += 1
-    # fields: locations then pcs; offset and width of each
-    nf = nloc + n
-    off = np.zeros(nf, np.int64)
-    width = np.zeros(nf, np.int64)
-    bits = 0
-    for loc in range(nloc):
-        width[loc] = _bits(domsize[loc] - 1)
-        off[loc] = bits
-        bits += width[loc]
-    for t in range(n):
-        width[nloc + t] = _bits(lengths[t])
-        off[nloc + t] = bits
-        bits += width[nloc + t]
-    empty_dst = np.empty(0, np.int64)
-    if bits > 62:
-        return TOO_BIG, empty_dst, empty_dst
-    # instructions with values as domain indices (cmp -1: never equal)
-    iloc = np.empty(total, np.int64)
-    icmp = np.empty(total, np.int64)
-    itarget = np.empty(total, np.int64)
-    ixchg = np.empty(total, np.bool_)
-    ival = np.empty(total, np.int64)
-    for i in range(total):
-        loc = raw[5 * i]
-        iloc[i] = loc
-        itarget[i] = raw[5 * i + 2]
-        ixchg[i] = raw[5 * i + 3] != 0
-        icmp[i] = -1
-        ival[i] = 0
-        for k in range(domsize[loc]):
-            if dom[loc, k] == raw[5 * i + 1]:
-                icmp[i] = k
-            if ixchg[i] and dom[loc, k] == raw[5 * i + 4]:
-                ival[i] = k
-    # breadth-first exploration over packed keys, open-addressing index
-    size = 64
-    keys = np.empty(size, np.int64)
-    dst = np.empty(size * n, np.int64)
-    enabled = np.empty(size, np.int64)
-    tsize = 256
-    tkeys = np.full(tsize, _EMPTY, np.int64)
-    tvals = np.empty(tsize, np.int64)
-    keys[0] = 0  # initial state: every location at domain index 0, every pc 0
-    tkeys[_hash(0, tsize - 1)] = 0
-    tvals[_hash(0, tsize - 1)] = 0
-    count = 1
-    s = 0
-    while s < count:
-        key = keys[s]
-        mask = 0
-        for t in range(n):
-            pc = (key >> off[nloc + t]) & ((1 << width[nloc + t]) - 1)
-            if pc >= lengths[t]:
-                dst[s * n + t] = -1
-                continue
-            mask |= 1 << t
-            i = base[t] + pc
-            loc = iloc[i]
-            cur = (key >> off[loc]) & ((1 << width[loc]) - 1)
-            new = key
-            if ixchg[i]:
-                new = (new & ~(((1 << width[loc]) - 1) << off[loc])) | (ival[i] << off[loc])
-            npc = itarget[i] if cur == icmp[i] else pc + 1
-            new = (new & ~(((1 << width[nloc + t]) - 1) << off[nloc + t])) | (npc << off[nloc + t])
-            h = _hash(new, tsize - 1)
-            while tkeys[h] != _EMPTY and tkeys[h] != new:
-                h = (h + 1) & (tsize - 1)
-            if tkeys[h] == new:
-                dst[s * n + t] = tvals[h]
-                continue
-            if count >= cap:
-                return TOO_BIG, empty_dst, empty_dst
-            tkeys[h] = new
-            tvals[h] = count
-            if count == size:
-                size *= 2
-                keys2 = np.empty(size, np.int64)
-                keys2[:count] = keys[:count]
-                keys = keys2
-                dst2 = np.empty(size * n, np.int64)
-                dst2[: count * n] = dst[: count * n]
-                dst = dst2
-                en2 = np.empty(size, np.int64)
-                en2[:count] = enabled[:count]
-                enabled = en2
-            keys[count] = new
-            dst[s * n + t] = count
-            count += 1
-            if 2 * count > tsize:  # grow and rehash the index
-                tsize *= 4
-                tkeys = np.full(tsize, _EMPTY, np.int64)
-                tvals = np.empty(tsize, np.int64)
-                for j in range(count):
-                    h = _hash(keys[j], tsize - 1)
-                    while tkeys[h] != _EMPTY:
-                        h = (h + 1) & (tsize - 1)
-                    tkeys[h] = keys[j]
-                    tvals[h] = j
-        enabled[s] = mask
-        s += 1
-    return count, dst[: count * n], enabled[:count]
-
-
-@njit(cache=True)
-def _product(pdst, penabled, count, n, after, nmem, cap):
-    """The reachable product with a tabulated memory: (states or TOO_BIG,
-    dst, enabled, memory index per state)."""
-    index = np.full(count * nmem, -1, np.int64)
-    size = count * 2
-    origin = np.empty(size, np.int64)
-    mem = np.empty(size, np.int64)
-    dst = np.empty(size * n, np.int64)
-    index[0] = 0
-    origin[0] = 0
-    mem[0] = 0
-    total = 1
-    u = 0
-    empty = np.empty(0, np.int64)
-    while u < total:
-        o = origin[u]
-        m = mem[u]
-        for t in range(n):
-            d = pdst[o * n + t]
-            if d < 0:
-                dst[u * n + t] = -1
-                continue
-            m2 = after[m, t]
-            slot = d * nmem + m2
-            v = index[slot]
-            if v < 0:
-                if total >= cap:
-                    return TOO_BIG, empty, empty, empty
-                if total == size:
-                    size *= 2
-                    o2 = np.empty(size, np.int64)
-                    o2[:total] = origin[:total]
-                    origin = o2
-                    m3 = np.empty(size, np.int64)
-                    m3[:total] = mem[:total]
-                    mem = m3
-                    d2 = np.empty(size * n, np.int64)
-                    d2[: total * n] = dst[: total * n]
-                    dst = d2
-                v = total
-                index[slot] = v
-                origin[v] = d
-                mem[v] = m2
-                total += 1
-            dst[u * n + t] = v
-        u += 1
-    enabled = np.empty(total, np.int64)
-    for v in range(total):
-        enabled[v] = penabled[origin[v]]
-    return total, dst[: total * n], enabled, mem[:total]
-
-
-@njit(cache=True)
-def _sccs(dst, count, n, allowed, comp):
+def _sccs(dst, count, n, allowed, comp, index, low, onstack, stack, cs_node, cs_edge):
     """Iterative Tarjan on the states with `allowed[s]`; fills comp[s] with a
     component number (-1 for states not allowed) and returns how many."""
-    index = np.full(count, -1, np.int64)
-    low = np.zeros(count, np.int64)
-    onstack = np.zeros(count, np.bool_)
-    stack = np.empty(count, np.int64)
-    cs_node = np.empty(count, np.int64)
-    cs_edge = np.empty(count, np.int64)
+    for s in range(count):
+        index[s] = -1
+        comp[s] = -1
+        onstack[s] = False
     sp = 0
     counter = 0
     ncomp = 0
-    for s in range(count):
-        comp[s] = -1
     for root in range(count):
         if not allowed[root] or index[root] >= 0:
             continue
@@ -347,50 +156,254 @@ def _cycles(dst, count, n, comp, ncomp, cyclic, steppers, exits):
 
 
 @njit(cache=True)
-def _weak_witness(count, comp, ncomp, cyclic, steppers, fair):
-    always = np.full(ncomp, -1, np.int64)
-    for s in range(count):
-        c = comp[s]
-        if c >= 0:
-            always[c] &= fair[s]
-    for c in range(ncomp):
-        if cyclic[c] and always[c] & ~steppers[c] == 0:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _strong_witness(dst, count, n, comp, cyclic, exits, fair):
-    """Prune from the shared decomposition; recompute SCCs only on what is kept."""
-    active = np.zeros(count, np.bool_)
-    dropped = False
-    kept = 0
-    for s in range(count):
-        c = comp[s]
-        if c >= 0 and cyclic[c]:
-            if fair[s] & exits[s]:
-                dropped = True
-            else:
-                active[s] = True
-                kept += 1
-    if not dropped:
-        return kept > 0
-    comp2 = np.empty(count, np.int64)
-    cyc2 = np.empty(count, np.bool_)
-    step2 = np.empty(count, np.int64)
-    exits2 = np.empty(count, np.int64)
-    while kept > 0:
-        ncomp = _sccs(dst, count, n, active, comp2)
-        _cycles(dst, count, n, comp2, ncomp, cyc2, step2, exits2)
-        dropped = False
-        for s in range(count):
-            if active[s] and (not cyc2[comp2[s]] or fair[s] & exits2[s]):
-                active[s] = False
-                kept -= 1
-                dropped = True
-        if not dropped:
-            return True
-    return False
+def _one(data, start, n, after, nmem, fair, model_mem, limit, ints, flags, size, weak_fail, strong_fail):
+    """Decide every model on one program: 0 (weak_fail/strong_fail filled),
+    _LIMIT (an LTS past `limit` states), _WIDE (a state past 62 bits) or
+    _GROW (past the workspace's `size` states)."""
+    nmodels = model_mem.shape[0]
+    nmems = nmem.shape[0]
+    maxmem = 1
+    for k in range(nmems):
+        maxmem = max(maxmem, nmem[k])
+    # carve the workspace
+    at = 0
+    keys = ints[at : at + size]
+    at += size
+    pdst = ints[at : at + size * n]
+    at += size * n
+    penabled = ints[at : at + size]
+    at += size
+    tkeys = ints[at : at + 4 * size]
+    at += 4 * size
+    tvals = ints[at : at + 4 * size]
+    at += 4 * size
+    pindex = ints[at : at + size * maxmem]
+    at += size * maxmem
+    origin = ints[at : at + size]
+    at += size
+    mem = ints[at : at + size]
+    at += size
+    xdst = ints[at : at + size * n]
+    at += size * n
+    xenabled = ints[at : at + size]
+    at += size
+    comp = ints[at : at + size]
+    at += size
+    index = ints[at : at + size]
+    at += size
+    low = ints[at : at + size]
+    at += size
+    stack = ints[at : at + size]
+    at += size
+    cs_node = ints[at : at + size]
+    at += size
+    cs_edge = ints[at : at + size]
+    at += size
+    steppers = ints[at : at + size]
+    at += size
+    exits = ints[at : at + size]
+    at += size
+    f = ints[at : at + size]
+    at += size
+    always = ints[at : at + size]
+    at += size
+    comp2 = ints[at : at + size]
+    at += size
+    step2 = ints[at : at + size]
+    at += size
+    exits2 = ints[at : at + size]
+    at += size
+    zeros = ints[at : at + size]
+    at += size
+    onstack = flags[0:size]
+    allowed = flags[size : 2 * size]
+    cyclic = flags[2 * size : 3 * size]
+    active = flags[3 * size : 4 * size]
+    cyc2 = flags[4 * size : 5 * size]
+    # decode the record: value domains, packed layout
+    nloc = data[start]
+    lengths = data[start + 1 : start + 1 + n]
+    init = data[start + 1 + n : start + 1 + n + nloc]
+    raw_at = start + 1 + n + nloc
+    total = 0
+    for t in range(n):
+        total += lengths[t]
+    base = np.empty(n + 1, np.int64)
+    base[0] = 0
+    for t in range(n):
+        base[t + 1] = base[t] + lengths[t]
+    dom = np.empty((nloc, total + 1), np.int64)
+    domsize = np.ones(nloc, np.int64)
+    for loc in range(nloc):
+        dom[loc, 0] = init[loc]
+    for i in range(total):
+        loc = data[raw_at + 5 * i]
+        if data[raw_at + 5 * i + 3] != 0:
+            v = data[raw_at + 5 * i + 4]
+            found = False
+            for k in range(domsize[loc]):
+                if dom[loc, k] == v:
+                    found = True
+                    break
+            if not found:
+                dom[loc, domsize[loc]] = v
+                domsize[loc] += 1
+    nf = nloc + n
+    off = np.empty(nf, np.int64)
+    fmask = np.empty(nf, np.int64)
+    bits = 0
+    for fld in range(nf):
+        w = _bits(domsize[fld] - 1) if fld < nloc else _bits(lengths[fld - nloc])
+        off[fld] = bits
+        fmask[fld] = (1 << w) - 1
+        bits += w
+    if bits > 62:
+        return _WIDE
+    code = np.empty((total, 5), np.int64)  # loc, cmp index (-1 never), target, xchg, val index
+    for i in range(total):
+        loc = data[raw_at + 5 * i]
+        code[i, 0] = loc
+        code[i, 1] = -1
+        code[i, 2] = data[raw_at + 5 * i + 2]
+        code[i, 3] = data[raw_at + 5 * i + 3]
+        code[i, 4] = 0
+        for k in range(domsize[loc]):
+            if dom[loc, k] == data[raw_at + 5 * i + 1]:
+                code[i, 1] = k
+            if code[i, 3] != 0 and dom[loc, k] == data[raw_at + 5 * i + 4]:
+                code[i, 4] = k
+    # the program LTS, breadth first over packed keys (open addressing, 4*size slots)
+    tmask = 4 * size - 1
+    for h in range(4 * size):
+        tkeys[h] = -1
+    keys[0] = 0
+    tkeys[0] = 0  # hash of key 0 is slot 0
+    tvals[0] = 0
+    count = 1
+    s = 0
+    while s < count:
+        key = keys[s]
+        emask = 0
+        for t in range(n):
+            pc = (key >> off[nloc + t]) & fmask[nloc + t]
+            if pc >= lengths[t]:
+                pdst[s * n + t] = -1
+                continue
+            emask |= 1 << t
+            i = base[t] + pc
+            loc = code[i, 0]
+            new = key
+            if code[i, 3] != 0:
+                new = (new & ~(fmask[loc] << off[loc])) | (code[i, 4] << off[loc])
+            npc = code[i, 2] if ((key >> off[loc]) & fmask[loc]) == code[i, 1] else pc + 1
+            new = (new & ~(fmask[nloc + t] << off[nloc + t])) | (npc << off[nloc + t])
+            h = ((new * 0x5851F42D4C957F2D) >> 20) & tmask
+            while tkeys[h] != -1 and tkeys[h] != new:
+                h = (h + 1) & tmask
+            if tkeys[h] == new:
+                pdst[s * n + t] = tvals[h]
+                continue
+            if count >= limit:
+                return _LIMIT
+            if count >= size:
+                return _GROW
+            tkeys[h] = new
+            tvals[h] = count
+            keys[count] = new
+            pdst[s * n + t] = count
+            count += 1
+        penabled[s] = emask
+        s += 1
+    for k in range(nmems):
+        if nmem[k] == 1:
+            states = count
+            dst = pdst
+            enabled = penabled
+            memory = zeros
+            for u in range(count):
+                zeros[u] = 0
+        else:
+            m_k = nmem[k]
+            for slot in range(count * m_k):
+                pindex[slot] = -1
+            pindex[0] = 0
+            origin[0] = 0
+            mem[0] = 0
+            states = 1
+            u = 0
+            while u < states:
+                o = origin[u]
+                m = mem[u]
+                for t in range(n):
+                    d = pdst[o * n + t]
+                    if d < 0:
+                        xdst[u * n + t] = -1
+                        continue
+                    m2 = after[k, m, t]
+                    slot = d * m_k + m2
+                    v = pindex[slot]
+                    if v < 0:
+                        if states >= limit:
+                            return _LIMIT
+                        if states >= size:
+                            return _GROW
+                        v = states
+                        pindex[slot] = v
+                        origin[v] = d
+                        mem[v] = m2
+                        states += 1
+                    xdst[u * n + t] = v
+                xenabled[u] = penabled[o]
+                u += 1
+            dst = xdst
+            enabled = xenabled
+            memory = mem
+        for u in range(states):
+            allowed[u] = True
+        ncomp = _sccs(dst, states, n, allowed, comp, index, low, onstack, stack, cs_node, cs_edge)
+        any_cycle = _cycles(dst, states, n, comp, ncomp, cyclic, steppers, exits)
+        for j in range(nmodels):
+            if model_mem[j] != k:
+                continue
+            weak_fail[j] = False
+            strong_fail[j] = False
+            if not any_cycle:
+                continue
+            for u in range(states):
+                f[u] = fair[j, enabled[u], memory[u]]
+            # weak: an SCC with a cycle whose always-fair threads all step inside
+            for c in range(ncomp):
+                always[c] = -1
+            for u in range(states):
+                always[comp[u]] &= f[u]
+            for c in range(ncomp):
+                if cyclic[c] and always[c] & ~steppers[c] == 0:
+                    weak_fail[j] = True
+                    break
+            if not weak_fail[j]:
+                continue  # a weak pass implies a strong pass
+            # strong: prune states with a fair step leaving their SCC, recompute, repeat
+            kept = 0
+            dropped = False
+            for u in range(states):
+                active[u] = False
+                if cyclic[comp[u]]:
+                    if f[u] & exits[u]:
+                        dropped = True
+                    else:
+                        active[u] = True
+                        kept += 1
+            while dropped and kept > 0:
+                ncomp2 = _sccs(dst, states, n, active, comp2, index, low, onstack, stack, cs_node, cs_edge)
+                _cycles(dst, states, n, comp2, ncomp2, cyc2, step2, exits2)
+                dropped = False
+                for u in range(states):
+                    if active[u] and (not cyc2[comp2[u]] or f[u] & exits2[u]):
+                        active[u] = False
+                        kept -= 1
+                        dropped = True
+            strong_fail[j] = kept > 0
+    return 0
 
 
 @njit(cache=True)
@@ -403,56 +416,33 @@ def check_batch(data, offsets, n, after, nmem, fair, model_mem, query_model, que
     under strong fairness iff query_strong[q]. max_states < 0: no bound."""
     nprog = offsets.shape[0]
     nmodels = model_mem.shape[0]
-    nmems = nmem.shape[0]
     nq = query_model.shape[0]
+    maxmem = 1
+    for k in range(nmem.shape[0]):
+        maxmem = max(maxmem, nmem[k])
     weak_fail = np.zeros(nmodels, np.bool_)
     strong_fail = np.zeros(nmodels, np.bool_)
     bounded = max_states >= 0 and max_states <= cap  # past the bound: inconclusive; past cap alone: TOO_BIG
     limit = max_states if bounded else cap
-    stopped = INCONCLUSIVE if bounded else TOO_BIG
+    size = 256
+    ints, flags = _workspace(size, n, maxmem)
     for p in range(nprog):
-        count, pdst, penabled = _explore(data, offsets[p], n, limit)
-        code = 0
-        if count < 0:
-            code = stopped
-        else:
-            for k in range(nmems):
-                if code != 0:
-                    break
-                if nmem[k] == 1:
-                    total = count
-                    dst = pdst
-                    enabled = penabled
-                    mem = np.zeros(count, np.int64)
-                else:
-                    total, dst, enabled, mem = _product(pdst, penabled, count, n, after[k], nmem[k], limit)
-                    if total < 0:
-                        code = stopped
-                        break
-                allowed = np.ones(total, np.bool_)
-                comp = np.empty(total, np.int64)
-                ncomp = _sccs(dst, total, n, allowed, comp)
-                cyclic = np.empty(ncomp, np.bool_)
-                steppers = np.empty(ncomp, np.int64)
-                exits = np.empty(total, np.int64)
-                any_cycle = _cycles(dst, total, n, comp, ncomp, cyclic, steppers, exits)
-                f = np.empty(total, np.int64)
-                for j in range(nmodels):
-                    if model_mem[j] != k:
-                        continue
-                    if not any_cycle:
-                        weak_fail[j] = False
-                        strong_fail[j] = False
-                        continue
-                    table = fair[j]
-                    for s in range(total):
-                        f[s] = table[enabled[s], mem[s]]
-                    weak_fail[j] = _weak_witness(total, comp, ncomp, cyclic, steppers, f)
-                    # a weak pass implies a strong pass (no weak witness, no strong one)
-                    strong_fail[j] = weak_fail[j] and _strong_witness(dst, total, n, comp, cyclic, exits, f)
+        result = _one(
+            data, offsets[p], n, after, nmem, fair, model_mem, limit, ints, flags, size, weak_fail, strong_fail
+        )
+        while result == _GROW:
+            size *= 4
+            ints, flags = _workspace(size, n, maxmem)
+            result = _one(
+                data, offsets[p], n, after, nmem, fair, model_mem, limit, ints, flags, size, weak_fail, strong_fail
+            )
+        if result == _LIMIT:
+            result = INCONCLUSIVE if bounded else TOO_BIG
+        elif result == _WIDE:
+            result = TOO_BIG
         for q in range(nq):
-            if code != 0:
-                out[p, q] = code
+            if result != 0:
+                out[p, q] = result
             else:
                 j = query_model[q]
                 failed = strong_fail[j] if query_strong[q] else weak_fail[j]

@@ -8,9 +8,24 @@ from pathlib import Path
 
 import click
 
-from ..analyze import check_program, queries_for
-from ..classify import LATTICE, RULES, Classification, Column, Matrix, classify, columns_for, compare, matrix_row
+from ..analyze import Query, check_program, queries_for
+from ..canonical import canonical_hash
+from ..classify import (
+    LATTICE,
+    RULES,
+    Classification,
+    Column,
+    Matrix,
+    Row,
+    classify,
+    columns_for,
+    compare,
+    matrix_row,
+)
 from ..errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
+from ..parse import parse_program
+from ..program import Program
+from ..quickparse import quick_program
 from ..registry import all_models
 from ..tables import FORMATS, mismatch_line, parse_verdict_csv, render_classification, render_matrix
 from .inputs import expand_each, load, read_text, suite_names
@@ -130,24 +145,75 @@ def classify_command(paths, rule, fmt, matrix, output, suites, plot, expect, max
     )
 
 
-def check_suite(locations: dict[str, Path], models, max_states=None, time_limit=None) -> tuple[Matrix, int]:
+BATCH_FROM = 256
+"""Suites of at least this many tests (and no --time-limit) go through the
+compiled batch classifier, `progress.batch`, whose start-up (numba, about a
+second) smaller suites would not win back."""
+CHUNK = 4096
+"""Tests loaded, checked and let go at a time on the batch path."""
+
+
+def check_suite(
+    locations: dict[str, Path], models, max_states=None, time_limit=None, batch: bool | None = None
+) -> tuple[Matrix, int]:
     """The verdict matrix of the tests {name: file}, in order, and how many files
-    had bad input (reported on standard error and left out)."""
+    had bad input (reported on standard error and left out). `batch` forces
+    the batch classifier on or off (default: by suite size, see BATCH_FROM);
+    both paths give the same matrix."""
     columns = columns_for(models)
-    queries = queries_for(models)
-    rows, bad = [], 0
+    if batch is None:
+        batch = time_limit is None and len(locations) >= BATCH_FROM
+    if batch and time_limit is not None:
+        raise ValueError("the batch classifier has no time limit")
     with _progress(len(locations)) as advance:
+        if batch:
+            return _check_batched(locations, models, columns, max_states, advance)
+        queries = queries_for(models)
+        rows, bad = [], 0
         for name, path in locations.items():
             advance()
-            try:
-                program = load(path)
-            except InputError as error:
-                click.echo(error.render(), err=True)
+            program = _load_or_report(path)
+            if program is None:
                 bad += 1
                 continue
             report = check_program(program, queries, max_states=max_states, time_limit=time_limit, witnesses=False)
             rows.append(matrix_row(name, report, columns))
     return Matrix(columns, tuple(rows)), bad
+
+
+def _check_batched(locations: dict[str, Path], models, columns, max_states, advance) -> tuple[Matrix, int]:
+    from ..batch import verdicts  # numba: only for big suites
+
+    by_name = {model.name: model for model in models}
+    queries = [Query(by_name[column.model], column.fairness) for column in columns]
+    items = list(locations.items())
+    rows, bad = [], 0
+    for start in range(0, len(items), CHUNK):
+        names, programs = [], []
+        for name, path in items[start : start + CHUNK]:
+            advance()
+            program = _load_or_report(path, quick=True)
+            if program is None:
+                bad += 1
+                continue
+            names.append(name)
+            programs.append(program)
+        cells = verdicts(programs, queries, max_states)
+        rows += [Row(name, canonical_hash(p), row) for name, p, row in zip(names, programs, cells)]
+    return Matrix(columns, tuple(rows)), bad
+
+
+def _load_or_report(path: Path, quick: bool = False) -> Program | None:
+    """The test's Program, or None after reporting its bad input; `quick`
+    tries the quick reader first (the same Program, or it declines)."""
+    try:
+        if quick:
+            text = read_text(path)
+            return quick_program(text, str(path)) or parse_program(text, str(path))
+        return load(path)
+    except InputError as error:
+        click.echo(error.render(), err=True)
+        return None
 
 
 class _progress:

@@ -1,0 +1,95 @@
+"""A fast path for reading many tests: `quick_program(text, path)` returns
+the Program that `parse_program(text, path)` returns, for files in the plain
+one-item-per-line layout (what `synth --export` and `export` write), or None
+for anything else, which the caller then gives to `parse_program` (so every
+error is still reported by it, with its position).
+
+It accepts only what it is sure about: no carriage return anywhere, no
+comment after an item, threads numbered in order, no empty thread, targets
+in range, no repeated `test` or `init`, no keyword as a name, values within
+MAX_VALUE. The Program it returns has no spans (they matter only for error
+messages). tests/test_quickparse.py checks it against `parse_program` on
+every published test, on exports and on generated and mutated layouts.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .program import MAX_VALUE, Instr, Program
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_AXB = re.compile(
+    rf"[aA][xX][bB][ \t]*\([ \t]*({_NAME})[ \t]*,[ \t]*([0-9]+)[ \t]*,"
+    rf"[ \t]*(end|[0-9]+)[ \t]*,[ \t]*(true|false)[ \t]*,[ \t]*([0-9]+)[ \t]*\)"
+)
+_THREAD = re.compile(r"thread[ \t]+([0-9]+)")
+_TEST = re.compile(rf"test[ \t]+({_NAME})")
+_INIT = re.compile(rf"init[ \t]+({_NAME})[ \t]*=[ \t]*([0-9]+)")
+_RESERVED = frozenset({"end", "true", "false", "test", "init", "thread"})
+
+
+def _reserved(word: str) -> bool:
+    return word in _RESERVED or word.lower() == "axb"
+
+
+def quick_program(text: str, path: str) -> Program | None:
+    """parse_program(text, path) for the plain layout, else None (module docstring)."""
+    if "\r" in text:
+        return None
+    name = None
+    init: dict[str, int] = {}
+    threads: list[list[tuple[str, ...]]] = []
+    current: list[tuple[str, ...]] | None = None
+    axb, thread_line = _AXB.fullmatch, _THREAD.fullmatch
+    for line in text.split("\n"):
+        item = line.strip(" \t")
+        if not item or item[0] == "#":
+            continue
+        found = axb(item)
+        if found is not None:
+            if current is None:
+                return None
+            current.append(found.groups())
+            continue
+        found = thread_line(item)
+        if found is not None:
+            if int(found[1]) != len(threads):
+                return None
+            current = []
+            threads.append(current)
+            continue
+        if threads:
+            return None  # a header after a thread, or anything else
+        found = _TEST.fullmatch(item)
+        if found is not None:
+            if name is not None or _reserved(found[1]):
+                return None
+            name = found[1]
+            continue
+        found = _INIT.fullmatch(item)
+        if found is None:
+            return None
+        loc, value = found[1], int(found[2])
+        if loc in init or _reserved(loc) or value > MAX_VALUE:
+            return None
+        init[loc] = value
+    if not threads:
+        return None
+    built = []
+    for code in threads:
+        n = len(code)
+        if not n:
+            return None
+        instrs = []
+        for loc, cmp_text, target_text, xchg, val_text in code:
+            cmp, val = int(cmp_text), int(val_text)
+            target = n if target_text == "end" else int(target_text)
+            if target > n or cmp > MAX_VALUE or val > MAX_VALUE or _reserved(loc):
+                return None
+            instrs.append(Instr(loc, cmp, target, xchg == "true", val))
+        built.append(tuple(instrs))
+    if name is None:
+        name = Path(path).stem if path and not path.startswith("<") else "test"
+    return Program(name, tuple(built), tuple(sorted(init.items())))

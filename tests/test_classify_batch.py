@@ -1,0 +1,78 @@
+"""`progress classify` through the batch classifier gives the same bytes as
+through `check_program`: every format, the matrix, both rules, state bounds,
+--suites files, bad input; and `synth` work units classify their tests alike."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from progress.cli import classify as classify_cli
+from progress.cli import cli
+
+
+def invoke(monkeypatch, batch: bool, *args) -> tuple[int, str, str]:
+    monkeypatch.setattr(classify_cli, "BATCH_FROM", 0 if batch else 10**9)
+    result = CliRunner().invoke(cli, list(map(str, args)), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def same_both_ways(monkeypatch, *args) -> tuple[int, str, str]:
+    old = invoke(monkeypatch, False, *args)
+    new = invoke(monkeypatch, True, *args)
+    assert new == old
+    return new
+
+
+@pytest.mark.parametrize("fmt", ["md", "csv", "json", "latex"])
+def test_classification_bytes_are_unchanged(monkeypatch, oopsla_dir, fmt):
+    code, out, _ = same_both_ways(monkeypatch, "classify", oopsla_dir, "--format", fmt)
+    assert code == 0 and out
+
+
+@pytest.mark.parametrize("fmt", ["md", "csv", "json"])
+def test_matrix_bytes_are_unchanged(monkeypatch, oopsla_dir, fmt):
+    code, out, _ = same_both_ways(monkeypatch, "classify", oopsla_dir, "--matrix", "--format", fmt)
+    assert code == 0 and out.count("\n") >= 483
+
+
+def test_paper_rule_and_state_bound_are_unchanged(monkeypatch, oopsla_dir):
+    same_both_ways(monkeypatch, "classify", oopsla_dir, "--rule", "paper")
+    code, out, err = same_both_ways(monkeypatch, "classify", oopsla_dir, "--matrix", "--max-states", "12")
+    assert code == 3 and "?" in out and "inconclusive" in err
+
+
+def test_suite_files_are_unchanged(monkeypatch, oopsla_dir, tmp_path):
+    trees = []
+    for batch in (False, True):
+        folder = tmp_path / f"batch{batch}"
+        code, _, _ = invoke(monkeypatch, batch, "classify", oopsla_dir, "--suites", folder)
+        assert code == 0
+        trees.append({str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*.txt"))})
+    assert trees[0] == trees[1] and len(trees[0]) == 22
+
+
+def test_bad_input_is_reported_alike(monkeypatch, oopsla_dir, tmp_path):
+    suite = tmp_path / "suite"
+    shutil.copytree(oopsla_dir / "2t3i", suite / "2t3i")
+    (suite / "2t3i" / "5.axb").write_text("thread 0\n  AXB(x, 0, 7, true, 1)\n")
+    (suite / "broken.axb").write_text("thread 1\n  AXB(x, 0, end, true, 1)\n")
+    code, out, err = same_both_ways(monkeypatch, "classify", suite, "--matrix", "--format", "csv")
+    assert code == 2 and "out of range" in err and "expected 'thread 0'" in err
+
+
+def test_synth_units_classify_their_tests_as_check_program_does():
+    """synth's work units (classify_batch, compiled) against one check_program per test."""
+    from progress.synth import work
+    from progress.synth.enum_engine import search_unit
+    from progress.synth.space import Bounds
+
+    bounds = Bounds(3, 4)
+    space = work.space_for(bounds)
+    candidates = [c for unit in space.units[:6] for _, c in search_unit(space, unit, {})[0]]
+    assert len(candidates) > 100
+    labels, masks = work.classify_batch(candidates)
+    assert (labels, masks) == work.classify_reference(candidates)
+    assert len(set(masks)) > 5
