@@ -64,7 +64,7 @@ def parse_artifact(text: str, path: str, name: str) -> Program:
     return Program(name, tuple(_thread(t, body, header) for t, (body, header) in enumerate(zip(threads, headers))))
 
 
-def _thread(tid: int, body, header: SourcePosition) -> tuple[Instr, ...]:
+def _thread(tid: int, body: list[tuple[str, list[str], SourcePosition]], header: SourcePosition) -> tuple[Instr, ...]:
     if not body:
         raise InputError(f"THREAD{tid} has no instructions", header)
     return tuple(_instr(op, args, index, len(body), position) for index, (op, args, position) in enumerate(body))

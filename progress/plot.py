@@ -9,10 +9,14 @@ writes no file (`progress/cli/classify.py` does).
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
 from .analyze import NO_FAIRNESS
 from .check import STRONG, WEAK
 from .classify import Classification, Matrix, fairness_split
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 COLOURS = {WEAK: "#4C72B0", STRONG: "#DD8452"}
 
@@ -57,7 +61,7 @@ def draw_shares(matrix: Matrix, classification: Classification, fmt: str) -> byt
     return out.getvalue()
 
 
-def _stack_bars(axes, labels: list[str], values: dict[str, list[float]]) -> None:
+def _stack_bars(axes: Axes, labels: list[str], values: dict[str, list[float]]) -> None:
     """Weak bars with strong ones on top, each labelled with its percentage when
     there is room; a dotted line after the first bar (all tests)."""
     positions = range(len(labels))

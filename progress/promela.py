@@ -17,15 +17,17 @@ model with weak fairness (SPEC section 4). Pure: returns text.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from .canonical import canonical_hash
 from .models.base import ProgressModel
-from .program import Program
+from .program import Instr, Program
 
 MAX_TABLE = 1 << 16
 RECHECK = "spin -a {file} && gcc -O2 -DNOREDUCE -o pan pan.c && ./pan -a -m100000 -w20"
 
 
-def memory_values(model: ProgressModel, n: int, limit: int = 256) -> list:
+def memory_values(model: ProgressModel, n: int, limit: int = 256) -> list[Hashable]:
     """The model memory values reachable from `initial(n)` by any steps, in BFS order."""
     memory = model.memory
     values = [memory.initial(n)]
@@ -172,7 +174,7 @@ def _scheduler(program: Program, n: int, m: int, locations: dict[str, int]) -> l
     return lines
 
 
-def _execute(t: int, i: int, ins, cell: int) -> list[str]:
+def _execute(t: int, i: int, ins: Instr, cell: int) -> list[str]:
     """old = mem[loc]; jump to target if old == cmp else i + 1; then the exchange."""
     lines = [f"          if :: mem[{cell}] == {ins.cmp} -> pc[{t}] = {ins.target} :: else -> pc[{t}] = {i + 1} fi"]
     if ins.xchg:

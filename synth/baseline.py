@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import canonical
 from .constraints import violations
-from .space import Bounds, Candidate, instruction_options, partitions
+from .space import Bounds, Candidate, Code, Instruction, instruction_options, partitions
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,9 @@ def baseline_search(bounds: Bounds, time_limit: float | None = None) -> Baseline
     return BaselineResult(frozenset(found), judged, True)
 
 
-def _split(flat, lengths) -> Candidate:
-    codes, start = [], 0
+def _split(flat: Sequence[Instruction], lengths: Sequence[int]) -> Candidate:
+    codes: list[Code] = []
+    start = 0
     for n in lengths:
         codes.append(tuple(flat[start : start + n]))
         start += n

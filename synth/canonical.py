@@ -67,6 +67,6 @@ def from_key(text: str) -> Candidate:
     )
 
 
-def sort_key(candidate: Candidate) -> tuple:
+def sort_key(candidate: Candidate) -> tuple[tuple[int, ...], Candidate]:
     """The export order: thread lengths, then the instructions."""
     return (tuple(len(code) for code in candidate), candidate)

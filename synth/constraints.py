@@ -16,7 +16,7 @@ from enum import IntEnum
 
 import networkx as nx
 
-from progress.lts import explore
+from progress.lts import ProgramLTS, explore
 from progress.program import Program
 from progress.semantics import compile_program
 
@@ -134,7 +134,7 @@ def _sharing(program: Program) -> list[Violation]:
     return []
 
 
-def _dynamic(program: Program, explored) -> list[Violation]:
+def _dynamic(program: Program, explored: ProgramLTS) -> list[Violation]:
     """Constraint 5 and the 'changes memory' part of 6, from every reachable step."""
     machine = explored.machine
     seen: set[tuple[int, int, str]] = set()
