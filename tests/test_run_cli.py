@@ -399,3 +399,16 @@ def test_show_refuses_to_hand_graphviz_a_huge_lts(tmp_path, capsys, fmt):
     assert not (tmp_path / f"big.{fmt}").exists()
     assert _main("show", big, "-m", "HSA", "--format", "dot", "-o", tmp_path / "big.dot") == 0  # DOT at any size
     assert (tmp_path / "big.dot").read_text().count("[label=") >= 6561
+
+
+@needs_cc
+def test_test_names_are_shown_literally_in_the_progress_bar(tmp_path, capsys):
+    suite = tmp_path / "m"
+    (suite / "x[").mkdir(parents=True)
+    shutil.copy(DATA / "pc_increasing.axb", suite / "x[" / "]a.axb")  # key x[/]a.axb: rich markup that closes nothing
+    shutil.copy(DATA / "pc_decreasing.axb", suite / "\x1b[31mred.axb")
+    out = tmp_path / "r.csv"
+    assert _main("run", suite, *FAST, "-o", out) == 0
+    assert sorted(_rows(out)[1:]) == ["\x1b[31mred.axb,P,P,P", "x[/]a.axb,P,P,P"]  # the CSV keeps the keys as they are
+    err = capsys.readouterr().err
+    assert "\x1b[31m" not in err and "x[/]a.axb" in err

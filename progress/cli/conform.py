@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ..analyze import check_program, queries_for
-from ..errors import InputError, UsageError
+from ..errors import InputError, UsageError, printable
 from ..gpu import conform as conforming
 from ..gpu.results import parse_csv
 from ..registry import all_models
@@ -83,7 +83,7 @@ def conform(results_csv, suites, fmt, max_states):
         f"{results_csv}: {len(verdicts)} tests checked"
         + (f", {len(missing)} not in the suite (left out)" if missing else "")
         + "\n"
-        + conforming.render_text(report, heuristics)
+        + printable(conforming.render_text(report, heuristics))  # the CSV's keys may hold control characters
     )
 
 

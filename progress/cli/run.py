@@ -13,9 +13,10 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, UsageError, printable
 from ..gpu import results
 from ..gpu.runner import (
     MAX_ITERATIONS,
@@ -120,8 +121,7 @@ def run(paths, backend, heuristics_text, iterations, deadline_text, instances_te
     started = time.monotonic()
     meta["started"] = datetime.now(UTC).isoformat(timespec="seconds")
     _write_json(output.with_suffix(".json"), {**meta, "complete": False})
-    rows = _drive(engine, todo, settings, output, append=bool(done))
-    _, all_rows = results.parse_csv(read_text(output))
+    all_rows = {**done, **_drive(engine, todo, settings, output, append=bool(done))}
     meta.update(
         complete=True,
         elapsed_s=round(time.monotonic() - started, 1),
@@ -130,7 +130,7 @@ def run(paths, backend, heuristics_text, iterations, deadline_text, instances_te
     _write_json(output.with_suffix(".json"), meta)
     fails = ", ".join(f"{h} {n}" for h, n in meta["failed_tests"].items())
     click.echo(
-        f"{len(all_rows)} tests ({rows} run now) in {meta['elapsed_s']} s; failed: {fails}; results in {output}",
+        f"{len(all_rows)} tests ({len(todo)} run now) in {meta['elapsed_s']} s; failed: {fails}; results in {output}",
         err=True,
     )
 
@@ -185,20 +185,20 @@ def _fingerprint(tests: list[tuple[str, Program]]) -> str:
     return digest.hexdigest()[:32]
 
 
-def _fresh(output: Path, force: bool) -> set[str]:
+def _fresh(output: Path, force: bool) -> dict[str, dict[str, str]]:
     """Nothing done yet; an existing results file is kept unless --force."""
     if output.is_file() and not force:
         raise UsageError(
             f"{output} exists: pass --resume to continue that run, --force to overwrite it, or choose another -o"
         )
-    return set()
+    return {}
 
 
-def _resumable(output: Path, settings: Settings, backend: str, inputs: str) -> set[str]:
+def _resumable(output: Path, settings: Settings, backend: str, inputs: str) -> dict[str, dict[str, str]]:
     """The tests already in `output`, after checking it was written by a run of
     the same inputs, options and backend (its .json metadata says so)."""
     if not output.exists():
-        return set()
+        return {}
     try:
         heuristics, rows = results.parse_csv(read_text(output))
     except ValueError as error:
@@ -225,7 +225,7 @@ def _resumable(output: Path, settings: Settings, backend: str, inputs: str) -> s
         differ.insert(0, f"CSV heuristics {','.join(heuristics)} (not {','.join(settings.heuristics)})")
     if differ:
         raise UsageError(f"--resume: {output} holds another run: {'; '.join(dict.fromkeys(differ))}")
-    return set(rows)
+    return rows
 
 
 def _compile(engine, programs: list[Program]) -> None:
@@ -244,8 +244,10 @@ def _backend(name: str):
     return getattr(importlib.import_module(module), attribute)()
 
 
-def _drive(engine, todo, settings: Settings, output: Path, append: bool) -> int:
-    """Run everything, writing each test's row and details as they complete."""
+def _drive(engine, todo, settings: Settings, output: Path, append: bool) -> dict[str, dict[str, str]]:
+    """Run everything, writing each test's row and details as they complete;
+    the rows run, {key: {heuristic: cell}}."""
+    done: dict[str, dict[str, str]] = {}
     per_test = len(settings.heuristics)
     with writing(output), ExitStack() as stack:
         table = stack.enter_context(output.open("a" if append else "w", encoding="utf-8", newline=""))
@@ -261,12 +263,13 @@ def _drive(engine, todo, settings: Settings, output: Path, append: bool) -> int:
             detail.write(json.dumps(results.detail(key, heuristic, outcome), separators=(",", ":")) + "\n")
             detail.flush()
             cells.append(results.cell(outcome))
-            bar.update(task, advance=1, description=f"{key} {heuristic}")
+            bar.update(task, advance=1, description=escape(printable(f"{key} {heuristic}", newlines=False)))
             if len(cells) == per_test:
                 table.write(results.row(key, cells))
                 table.flush()
+                done[key] = dict(zip(settings.heuristics, cells))
                 cells = []
-    return len(todo)
+    return done
 
 
 def _progress() -> Progress:
