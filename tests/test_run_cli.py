@@ -412,3 +412,15 @@ def test_test_names_are_shown_literally_in_the_progress_bar(tmp_path, capsys):
     assert sorted(_rows(out)[1:]) == ["\x1b[31mred.axb,P,P,P", "x[/]a.axb,P,P,P"]  # the CSV keeps the keys as they are
     err = capsys.readouterr().err
     assert "\x1b[31m" not in err and "x[/]a.axb" in err
+
+
+@needs_cc
+def test_an_output_that_cannot_be_opened_is_named_in_one_line(tmp_path, capsys):
+    out = tmp_path / "r.csv"
+    (tmp_path / "r.jsonl").mkdir()  # the detail file's place is taken
+    assert _main("run", DATA, *FAST, "-o", out) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == f"error: cannot write {tmp_path / 'r.jsonl'}: Is a directory"
+    (tmp_path / "file.csv").write_text("")  # a file where a directory must be
+    assert _main("run", DATA, *FAST, "-o", tmp_path / "file.csv" / "r.csv") == 2
+    assert "cannot make directory" in capsys.readouterr().err

@@ -35,6 +35,36 @@ def write_file(path: Path, data: str | bytes) -> None:
             path.write_text(data, encoding="utf-8")
 
 
+class LineWriter:
+    """A text file (UTF-8) written piece by piece, each piece flushed at once so
+    an interrupted command keeps it. Every OSError (opening, writing, closing)
+    is a UsageError naming this file; after an error the file is closed
+    without raising again. A context manager."""
+
+    def __init__(self, path: Path, append: bool = False):
+        self.path = path
+        with writing(path):
+            self.file = path.open("a" if append else "w", encoding="utf-8", newline="")
+
+    def write(self, text: str) -> None:
+        with writing(self.path):
+            self.file.write(text)
+            self.file.flush()
+
+    def __enter__(self) -> LineWriter:
+        return self
+
+    def __exit__(self, kind, error, trace) -> None:
+        if kind is None:
+            with writing(self.path):
+                self.file.close()
+            return
+        try:
+            self.file.close()
+        except OSError:  # the error being raised already says what went wrong
+            pass
+
+
 def write_stdout(data: str | bytes) -> None:
     """Write text (as UTF-8) or bytes to standard output and flush it; a failure
     (a full disk, a closed pipe, /dev/full) is a UsageError, and standard

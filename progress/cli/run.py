@@ -30,7 +30,7 @@ from ..gpu.runner import (
 )
 from ..program import Program
 from .inputs import expand, load, read_text
-from .outputs import write_file, writing
+from .outputs import LineWriter, write_file
 
 BACKENDS = {"cuda": "progress.gpu.cuda:CudaBackend", "cpu": "progress.gpu.cpu:CpuBackend"}
 """Each --backend name and its class ("module:class"), imported only when chosen."""
@@ -249,24 +249,21 @@ def _drive(engine, todo, settings: Settings, output: Path, append: bool) -> dict
     the rows run, {key: {heuristic: cell}}."""
     done: dict[str, dict[str, str]] = {}
     per_test = len(settings.heuristics)
-    with writing(output), ExitStack() as stack:
-        table = stack.enter_context(output.open("a" if append else "w", encoding="utf-8", newline=""))
-        detail = stack.enter_context(output.with_suffix(".jsonl").open("a" if append else "w", encoding="utf-8"))
+    with ExitStack() as stack:
+        table = stack.enter_context(LineWriter(output, append))
+        detail = stack.enter_context(LineWriter(output.with_suffix(".jsonl"), append))
         bar = stack.enter_context(_progress())
         task = bar.add_task("running", total=len(todo) * per_test)
         if not append:
-            table.write(results.header(settings.heuristics))
-            table.flush()  # an interrupted run keeps at least the header
+            table.write(results.header(settings.heuristics))  # an interrupted run keeps at least the header
         cells: list[str] = []
         for index, heuristic, outcome in run_tests(engine, [p for _, p in todo], settings):
             key = todo[index][0]
             detail.write(json.dumps(results.detail(key, heuristic, outcome), separators=(",", ":")) + "\n")
-            detail.flush()
             cells.append(results.cell(outcome))
             bar.update(task, advance=1, description=escape(printable(f"{key} {heuristic}", newlines=False)))
             if len(cells) == per_test:
                 table.write(results.row(key, cells))
-                table.flush()
                 done[key] = dict(zip(settings.heuristics, cells))
                 cells = []
     return done
