@@ -424,3 +424,25 @@ def test_an_output_that_cannot_be_opened_is_named_in_one_line(tmp_path, capsys):
     (tmp_path / "file.csv").write_text("")  # a file where a directory must be
     assert _main("run", DATA, *FAST, "-o", tmp_path / "file.csv" / "r.csv") == 2
     assert "cannot make directory" in capsys.readouterr().err
+
+
+def test_sigterm_to_a_command_that_handles_interrupts_itself_exits_143(monkeypatch, capsys):
+    """`progress synth` catches KeyboardInterrupt, commits, and exits 130 itself;
+    under SIGTERM the status must still say SIGTERM."""
+    import progress.cli as cli_module
+
+    def handles_its_interrupts(**kwargs):
+        cli_module._accept_interrupts()  # as loading the command does: SIGTERM now raises
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+        except KeyboardInterrupt:
+            print("interrupted: covered 3 of 7 units; continue with --resume", file=sys.stderr)
+            raise SystemExit(130) from None
+
+    monkeypatch.setattr(cli_module.cli, "main", handles_its_interrupts)
+    assert _main("synth") == 143
+    monkeypatch.setattr(cli_module.cli, "main", lambda **kwargs: os.kill(os.getpid(), signal.SIGINT) or time.sleep(5))
+    assert _main("synth") == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "interrupted"
+    assert signal.getsignal(signal.SIGTERM) is not cli_module._terminate  # the handler is main's only

@@ -32,7 +32,10 @@ def _accept_interrupts() -> None:
     if _interrupts:
         terminated = _signal.SIGTERM in _interrupts
         _interrupts.clear()
-        raise Terminated() if terminated else KeyboardInterrupt()
+        if terminated:
+            _terminated.append(_signal.SIGTERM)
+            raise Terminated()
+        raise KeyboardInterrupt()
 
 
 import importlib  # noqa: E402
@@ -90,7 +93,11 @@ class Terminated(KeyboardInterrupt):
     stops the same way (children killed, rows written so far kept)."""
 
 
+_terminated: list[int] = []
+
+
 def _terminate(signum, frame):
+    _terminated.append(signum)
     raise Terminated()
 
 
@@ -105,8 +112,13 @@ def main(argv=None) -> None:
     no longer changes its exit."""
     in_main = threading.current_thread() is threading.main_thread()  # only it may set handlers
     previous = signal.signal(signal.SIGTERM, _defer_interrupt) if in_main else None
+    _terminated.clear()
     try:
         _run(argv)
+    except SystemExit as done:
+        if _terminated and done.code == EXIT_SIGINT:  # a command that handled the interrupt itself (synth)
+            raise SystemExit(EXIT_SIGTERM) from None
+        raise
     finally:
         if argv is None and in_main:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
