@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import TracebackType
 
 from ..errors import UsageError
 
@@ -54,7 +55,9 @@ class LineWriter:
     def __enter__(self) -> LineWriter:
         return self
 
-    def __exit__(self, kind, error, trace) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         if kind is None:
             with writing(self.path):
                 self.file.close()
