@@ -49,6 +49,7 @@ FORBIDDEN_IN_CORE = (
     "z3",
     "cupy",
     "pycuda",
+    "wgpu",
     "numba",
     "matplotlib",
     "dask",
@@ -64,6 +65,7 @@ OWNERS = {
     "dask": "synth/distributed.py",
     "distributed": "synth/distributed.py",
     "cupy": "progress/gpu/cuda.py",
+    "wgpu": "progress/gpu/wgpu_backend.py",
     "matplotlib": "progress/plot.py",
 }
 

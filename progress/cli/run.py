@@ -32,7 +32,11 @@ from ..program import Program
 from .inputs import expand, load, read_text
 from .outputs import LineWriter, write_file
 
-BACKENDS = {"cuda": "progress.gpu.cuda:CudaBackend", "cpu": "progress.gpu.cpu:CpuBackend"}
+BACKENDS = {
+    "cuda": "progress.gpu.cuda:CudaBackend",
+    "wgpu": "progress.gpu.wgpu_backend:WgpuBackend",
+    "cpu": "progress.gpu.cpu:CpuBackend",
+}
 """Each --backend name and its class ("module:class"), imported only when chosen."""
 
 
@@ -43,7 +47,13 @@ BACKENDS = {"cuda": "progress.gpu.cuda:CudaBackend", "cpu": "progress.gpu.cpu:Cp
     type=click.Choice(list(BACKENDS)),
     default="cuda",
     show_default=True,
-    help="cuda: kernels on the GPU through CuPy; cpu: generated C on POSIX threads.",
+    help="cuda: kernels on the GPU through CuPy; wgpu: WGSL shaders through Vulkan, Metal or D3D12; "
+    "cpu: generated C on POSIX threads.",
+)
+@click.option(
+    "--adapter",
+    default=None,
+    help="wgpu only: the adapter whose description contains these words (default: the high-performance one).",
 )
 @click.option(
     "--heuristics",
@@ -72,7 +82,8 @@ BACKENDS = {"cuda": "progress.gpu.cuda:CudaBackend", "cpu": "progress.gpu.cpu:Cp
     "instances_text",
     default="auto",
     show_default=True,
-    help="Instances M for rr/chunked: auto (cuda floor(65532/N), cpu floor(16/N)) or a number; "
+    help="Instances M for rr/chunked: auto (cuda and wgpu floor(65532/N), a CPU wgpu adapter floor(64/N), "
+    "cpu floor(16/N)) or a number; "
     "N*M must fit one launch of the backend.",
 )
 @click.option(
@@ -89,7 +100,7 @@ BACKENDS = {"cuda": "progress.gpu.cuda:CudaBackend", "cpu": "progress.gpu.cpu:Cp
     help="Keep the rows already in the CSV and run only the missing tests (same inputs and options only).",
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing results CSV.")
-def run(paths, backend, heuristics_text, iterations, deadline_text, instances_text, output, resume, force):
+def run(paths, backend, adapter, heuristics_text, iterations, deadline_text, instances_text, output, resume, force):
     """Run each test under each heuristic and record P or F (k/N).
 
     PATHS are .axb files, directories or @LIST files; a test's key in the CSV
@@ -108,7 +119,9 @@ def run(paths, backend, heuristics_text, iterations, deadline_text, instances_te
     keyed = _keyed_paths(list(paths))
     tests = [(key, load(path)) for key, path in keyed]
     inputs = _fingerprint(tests)
-    engine = _backend(backend)
+    if adapter is not None and backend != "wgpu":
+        raise UsageError("--adapter applies to --backend wgpu only")
+    engine = _backend(backend, adapter, settings)
     try:
         check_launches(engine, [program for _, program in tests], settings)
     except ValueError as error:
@@ -238,10 +251,12 @@ def _compile(engine, programs: list[Program]) -> None:
         engine.prepare(programs, progress=lambda done: bar.update(task, completed=done))
 
 
-def _backend(name: str):
-    """The chosen backend, constructed (it raises BackendUnavailable when it cannot run here)."""
+def _backend(name: str, adapter: str | None, settings: Settings):
+    """The chosen backend, constructed (it raises BackendUnavailable when it cannot run here).
+    wgpu also takes the adapter and the settings (it calibrates for the launches they need)."""
     module, attribute = BACKENDS[name].split(":")
-    return getattr(importlib.import_module(module), attribute)()
+    kind = getattr(importlib.import_module(module), attribute)
+    return kind(adapter, settings) if name == "wgpu" else kind()
 
 
 def _drive(engine, todo, settings: Settings, output: Path, append: bool) -> dict[str, dict[str, str]]:
