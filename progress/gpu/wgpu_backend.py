@@ -174,6 +174,34 @@ class WgpuBackend:
             label=label, layout=self.layout[0], compute={"module": module, "entry_point": wgsl_source.ENTRY_POINT}
         )
 
+    def _warm_up(self, pipelines: list) -> None:
+        """Dispatch each pipeline once with no workgroups to run (every
+        invocation returns at once): drivers that compile at the first
+        dispatch (lavapipe's JIT, about 0.5 s a shader) do it now, in
+        `compile_seconds`, not in the first test's time."""
+        if not pipelines:
+            return
+        usage = self.wgpu.BufferUsage
+        storage = self.device.create_buffer(size=self.stride, usage=usage.STORAGE | usage.COPY_SRC)
+        params = self.device.create_buffer_with_data(data=PARAMS.pack(0, 1, 0, 1, 1, 0), usage=usage.UNIFORM)
+        group = self.device.create_bind_group(
+            layout=self.layout[1],
+            entries=[
+                {"binding": b, "resource": {"buffer": storage, "offset": 0, "size": 12 if b == 2 else 4}}
+                for b in (0, 1, 2, 4)
+            ]
+            + [{"binding": 3, "resource": {"buffer": params}}],
+        )
+        encoder = self.device.create_command_encoder()
+        for pipeline in pipelines:
+            compute = encoder.begin_compute_pass()
+            compute.set_pipeline(pipeline)
+            compute.set_bind_group(0, group)
+            compute.dispatch_workgroups(1, 1, 1)
+            compute.end()
+        self.device.queue.submit([encoder.finish()])
+        self._wait(storage, self.guard_margin_s + 10.0 * len(pipelines))
+
     def auto_instances(self, threads: int) -> int:
         return auto_instances(threads, CPU_WORKGROUPS) if self.cpu else auto_instances(threads)
 
@@ -183,6 +211,7 @@ class WgpuBackend:
         start = time.perf_counter()
         self.programs = list(programs)
         self.pipelines = [self.pipeline(wgsl_source.shader(p), p.name) for p in self.programs]
+        self._warm_up(self.pipelines)
         self.compile_seconds = time.perf_counter() - start
         if self.settings is not None:
             sizes = {
