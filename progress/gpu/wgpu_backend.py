@@ -34,12 +34,13 @@ from __future__ import annotations
 import struct
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..program import Instr, Program
 from . import wgsl_source
 from .codegen import initial_cells
-from .heuristics import CODES, Geometry, auto_instances, geometry
+from .heuristics import CODES, MAX_LAUNCH, Geometry, auto_instances, geometry
 from .runner import BackendUnavailable, DeviceHang, Settings, instances_for
 
 INSTALL = (
@@ -145,6 +146,7 @@ class WgpuBackend:
         self.calibration_target_s = calibration_target_s
         self.limits = dict(self.device.limits)
         self.max_per_dimension = int(self.limits["max-compute-workgroups-per-dimension"])
+        self.max_workgroups = min(MAX_LAUNCH, self.max_per_dimension**2)
         self.stride = max(16, int(self.limits["min-storage-buffer-offset-alignment"]))
         self.cpu = self.adapter.info.get("adapter_type") == "CPU"
         self.layout = self._layout()
@@ -205,12 +207,16 @@ class WgpuBackend:
     def auto_instances(self, threads: int) -> int:
         return auto_instances(threads, CPU_WORKGROUPS) if self.cpu else auto_instances(threads)
 
-    def prepare(self, programs: list[Program]) -> None:
-        """Compile every program's pipeline, then calibrate the spin rate for
-        every launch size the settings will use."""
+    def prepare(self, programs: list[Program], progress: Callable[[int], None] | None = None) -> None:
+        """Compile every program's pipeline (`progress(done)` after each),
+        then calibrate the spin rate for every launch size the settings use."""
         start = time.perf_counter()
         self.programs = list(programs)
-        self.pipelines = [self.pipeline(wgsl_source.shader(p), p.name) for p in self.programs]
+        self.pipelines = []
+        for program in self.programs:
+            self.pipelines.append(self.pipeline(wgsl_source.shader(program), program.name))
+            if progress is not None:
+                progress(len(self.pipelines))
         self._warm_up(self.pipelines)
         self.compile_seconds = time.perf_counter() - start
         if self.settings is not None:
