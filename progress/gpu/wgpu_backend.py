@@ -12,7 +12,7 @@ No adapter at all is `BackendUnavailable` (exit 2) naming what to install.
 
 Launches: `run` records, in one command buffer, for each iteration: a copy
 that resets every instance's memory, a clear of the `failed` flags and the
-dispatch, each iteration with its own `{count, expired}` cell; then it
+dispatch, each iteration with its own `{count, expired, cut}` cell; then it
 submits once and reads the counts back, waiting at most
 `iterations * (10 * deadline + 1 s) + margin` seconds (the host guard, past
 which it raises `DeviceHang`; a dispatch cannot be cancelled). W workgroups
@@ -26,7 +26,12 @@ per second of the first thread to spend its budget, in a launch of W
 workgroups that all spin (a one-thread test that waits forever, each
 instance on its own cell), as the time difference between budgets K and 4K
 (launch overhead cancels). Each W a run needs is calibrated once, in
-`prepare`, and recorded in the metadata.
+`prepare`, and recorded in the metadata. Where the implementation cuts loops
+short (lavapipe: 65535 iterations per invocation), the largest budget a thread
+can spend uncut is bisected once and no budget exceeds it.
+
+`prepare` also dispatches every pipeline once with nothing to run, so that a
+driver that compiles at the first dispatch (lavapipe) does it there.
 """
 
 from __future__ import annotations
