@@ -58,6 +58,7 @@ COMMANDS = {
     "show": "progress.cli.show:show",
     "import": "progress.cli.port:import_command",
     "export": "progress.cli.port:export_command",
+    "separate": "progress.cli.separate:separate",
 }
 
 
