@@ -59,6 +59,7 @@ COMMANDS = {
     "import": "progress.cli.port:import_command",
     "export": "progress.cli.port:export_command",
     "separate": "progress.cli.separate:separate",
+    "select": "progress.cli.select:select_command",
 }
 
 
