@@ -15,6 +15,7 @@ from progress.registry import all_models
 from progress.synth import separate as sep
 from progress.synth.canonical import key
 from progress.synth.space import Bounds, Space
+from progress.synth.store import unpack_verdicts
 from progress.synth.work import run_unit
 
 MODELS = list(all_models())
@@ -28,16 +29,19 @@ def store_of(bounds: Bounds) -> tuple:
     """What `progress synth` stores: every test with its 11 verdicts."""
     found = []
     for unit in Space(bounds).units:
-        found += run_unit("enum", bounds, unit.id).tests
+        result = run_unit("enum", bounds, unit.id)
+        for test in result.tests:
+            cells = unpack_verdicts(test.verdicts, len(result.labels))
+            found.append((test.candidate, tuple(zip(result.labels, cells))))
     return tuple(found)
 
 
 def filtered(bounds: Bounds, req: sep.Requirement) -> set[str]:
     keys = set()
-    for test in store_of(bounds):
-        verdicts = {label: {"P": True, "F": False}.get(v) for label, v in test.verdicts}
+    for candidate, cells in store_of(bounds):
+        verdicts = {label: {"P": True, "F": False}.get(v) for label, v in cells}
         if req.met_by(verdicts):
-            keys.add(test.key)
+            keys.add(key(candidate))
     return keys
 
 

@@ -3,7 +3,6 @@ covering every lattice edge k times and every verdict vector once."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import click
@@ -16,7 +15,7 @@ from ..synth import canonical, export
 from ..synth import select as selecting
 from ..synth.separate import edges, requirement
 from ..synth.space import Bounds
-from ..synth.store import Store
+from ..synth.store import Store, unpack_verdicts
 from .inputs import expand, load, read_text, suite_names
 from .outputs import writing
 
@@ -73,28 +72,21 @@ def select_command(inputs, output, k, rule):
 def _from_store(path: Path, texts: dict) -> list[selecting.Classified]:
     if not path.is_file():
         raise InputError(f"no such store: {path}")
-    try:
-        with Store(path) as store:
-            params, found = store.params(), store.tests()
-    except sqlite3.Error as error:
-        raise InputError(f"{path}: not a synthesis store: {error}") from None
-    try:
+    with Store(path, readonly=True) as store:
+        params, labels = store.params(), store.labels()
         bounds = Bounds(params["threads"], params["instructions"], params["locations"], params["values"])
-    except KeyError:
-        raise InputError(f"{path}: not a synthesis store (no run parameters)") from None
-    if params.get("stop") != "exhausted":
-        click.echo(
-            f"warning: {path} is an incomplete run ({params.get('stop')}): selecting from what it holds", err=True
-        )
-    ordered = sorted(found, key=lambda t: canonical.sort_key(canonical.from_key(t.key)))
-    result = []
-    for number, test in enumerate(ordered):
-        name = f"{bounds.label}/{number}.axb"
-        verdicts = tuple((label, {"P": True, "F": False}.get(v)) for label, v in test.verdicts)
-        candidate = canonical.from_key(test.key)
-        order = (bounds.threads, bounds.instructions, canonical.sort_key(candidate), name)
-        result.append(selecting.Classified(name, order, verdicts))
-        texts[name] = (test, bounds, number)
+        if params.get("stop") != "exhausted":
+            click.echo(
+                f"warning: {path} is an incomplete run ({params.get('stop')}): selecting from what it holds", err=True
+            )
+        result = []
+        for number, (candidate, mask) in enumerate(store.tests()):  # export order: numbered as --export does
+            cells = unpack_verdicts(mask, len(labels))
+            name = f"{bounds.label}/{number}.axb"
+            verdicts = tuple((label, {"P": True, "F": False}.get(cell)) for label, cell in zip(labels, cells))
+            order = (bounds.threads, bounds.instructions, canonical.sort_key(candidate), name)
+            result.append(selecting.Classified(name, order, verdicts))
+            texts[name] = (candidate, cells, labels, f"synth_{bounds.label}_{number}", bounds)
     return result
 
 
@@ -115,9 +107,8 @@ def _from_files(paths: list[str], models, texts: dict) -> list[selecting.Classif
 
 
 def _text(name: str, source) -> str:
-    if len(source) == 3:
-        test, bounds, number = source
-        return export.axb_text(test, f"synth_{bounds.label}_{number}", bounds)
+    if len(source) == 5:
+        return export.axb_text(*source)
     text, verdicts = source
     if "# expect:" in text:
         return text
