@@ -44,7 +44,7 @@ from progress.models.base import ProgressModel
 
 from . import canonical
 from .enum_engine import search_unit
-from .space import Bounds, Candidate, Space
+from .space import Bounds, Candidate, Space, partitions
 
 MIN_THREADS = 2
 """Smaller programs are never tests: constraint 6 needs another thread to share a location with."""
@@ -303,15 +303,49 @@ def search_size(
     return reports
 
 
+def search_size_z3(bounds: Bounds, req: Requirement, models: dict[str, ProgressModel]) -> SizeReport:
+    """One size by counterexample-guided search: Z3 proposes tests that fail
+    B (synth/z3_engine.SeparationEncoding: the constraints and a fair lasso
+    for B in one problem), each is checked under the other columns
+    explicitly, and every proposal is blocked (its whole renaming class)
+    until the solver answers unsat. `tests` counts the proposals."""
+    from .z3_engine import solve_failing  # z3 is imported only when asked for
+
+    started = time.monotonic()
+    report = SizeReport(bounds)
+    others = [c for c in req.columns if c != req.b]
+    query_list = queries(others, models)
+    fairness = WEAK if req.b.fairness == NO_FAIRNESS else req.b.fairness
+    for lengths in partitions(bounds):
+        for candidate in solve_failing(lengths, bounds, models[req.b.model], fairness):
+            report.tests += 1
+            verdicts = verdicts_of(candidate, query_list)
+            verdicts[req.b.label] = False
+            if req.met_by(verdicts):
+                report.separating.append(candidate)
+    report.separating.sort(key=canonical.sort_key)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+ENGINES = ("enum", "z3")
+DEFAULT_ENGINE = "enum"
+"""The faster on every size measured (benchmarks/bench_separate.py, docs/results/separation.md)."""
+
+
 def separate_all(
     reqs: list[Requirement],
     limit: Bounds,
     models: list[ProgressModel],
     on_size: Callable[[Bounds], None] | None = None,
     on_unit: Callable[[int, int], None] | None = None,
+    engine: str = DEFAULT_ENGINE,
 ) -> list[Separation]:
-    """`separate` for several requirements, sharing one pass over each size:
-    each requirement stops at its own first size with a test."""
+    """`separate` for several requirements, sharing one pass over each size
+    (enum; z3 searches each requirement on its own): each requirement stops
+    at its own first size with a test."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r} (known: {', '.join(ENGINES)})")
     by_name = {m.name: m for m in models}
     results = [Separation(r, limit, []) for r in reqs]
     for bounds in sizes(limit):
@@ -328,6 +362,10 @@ def separate_all(
             continue
         if on_size:
             on_size(bounds)
+        if engine == "z3":
+            for result in active:
+                result.sizes.append(search_size_z3(bounds, result.requirement, by_name))
+            continue
         for result, report in zip(active, search_size(bounds, [r.requirement for r in active], by_name, on_unit)):
             result.sizes.append(report)
     return results
@@ -339,9 +377,10 @@ def separate(
     models: list[ProgressModel],
     on_size: Callable[[Bounds], None] | None = None,
     on_unit: Callable[[int, int], None] | None = None,
+    engine: str = DEFAULT_ENGINE,
 ) -> Separation:
     """The smallest tests meeting `req` within `limit`, or the proof that none exists."""
-    return separate_all([req], limit, models, on_size, on_unit)[0]
+    return separate_all([req], limit, models, on_size, on_unit, engine)[0]
 
 
 def expect_line(candidate: Candidate, models: list[ProgressModel]) -> str:

@@ -28,9 +28,10 @@ def run(
     models: list[ProgressModel],
     on_size: Callable[[Bounds], None] | None = None,
     on_unit: Callable[[int, int], None] | None = None,
+    engine: str = sep.DEFAULT_ENGINE,
 ) -> list[sep.Separation]:
     """One shared pass per size for every requirement still open."""
-    return sep.separate_all(requirements(models), limit, models, on_size, on_unit)
+    return sep.separate_all(requirements(models), limit, models, on_size, on_unit, engine)
 
 
 def _slug(column) -> str:

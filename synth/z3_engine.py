@@ -227,3 +227,113 @@ def solve_partition(lengths: tuple[int, ...], bounds: Bounds, deadline: float | 
         candidate = encoding.candidate(encoding.solver.model())
         encoding.block(candidate)
         yield candidate
+
+
+class SeparationEncoding(Encoding):
+    """Encoding, plus "the test fails `model` under `fairness`": a fair lasso
+    exists in the product of the test's LTS with the model's memory.
+
+    Product states are (program state, model memory) for every memory value
+    the model can reach with these threads; F of each is concrete (the
+    enabled threads follow from the pcs). The lasso is a set S of product
+    states (SPEC section 4's witness):
+    - every state of S is reachable (rank-justified from the initial state);
+    - S is strongly connected: one root, every state of S reached from it
+      and reaching it by steps inside S (both rank-justified), and every
+      state of S has a successor in S (so S holds a cycle);
+    - weak: every thread is outside F somewhere on S or steps inside S;
+      strong: S is closed under fair steps (a step of a thread in F(s) from
+      s in S stays in S).
+    Touring every edge of S forever is then a fair run that never ends, and
+    conversely a witness SCC meets all of the above."""
+
+    def __init__(self, lengths: tuple[int, ...], bounds: Bounds, model, fairness: str):
+        super().__init__(lengths, bounds)
+        self.solver.add(*self._lasso(model, fairness))
+
+    def _lasso(self, model, fairness: str):
+        n = len(self.lengths)
+        memory = model.memory
+        start = memory.initial(n)
+        values, todo = [start], [start]
+        while todo:
+            current = todo.pop()
+            for t in range(n):
+                after = memory.after(current, t)
+                if after not in values:
+                    values.append(after)
+                    todo.append(after)
+        index = {
+            (s, m): k for k, (s, m) in enumerate((s, m) for s in range(len(self.states)) for m in range(len(values)))
+        }
+        count = len(index)
+        edges: list[list[tuple]] = [[] for _ in range(count)]  # (thread, condition, destination)
+        fair = [0] * count
+        for s, state in enumerate(self.states):
+            enabled = sum(1 << t for t, pc in enumerate(state[1]) if pc < self.lengths[t])
+            for t, out in self._successors(state):
+                for cond, dst in out:
+                    for m, value in enumerate(values):
+                        after = values.index(memory.after(value, t))
+                        edges[index[(s, m)]].append((t, cond, index[(dst, after)]))
+            for m, value in enumerate(values):
+                fair[index[(s, m)]] = model.fair(enabled, value, n) if model.has_fairness else 0
+        preds: list[list[tuple]] = [[] for _ in range(count)]
+        for p, out in enumerate(edges):
+            for t, cond, d in out:
+                preds[d].append((t, cond, p))
+        init = index[(self.states.index(((0,) * self.bounds.locations, (0,) * n)), 0)]
+        name = f"{model.name}_{fairness}"
+        reach = [z3.Bool(f"{name}_reach{p}") for p in range(count)]
+        inside = [z3.Bool(f"{name}_in{p}") for p in range(count)]
+        root = [z3.Bool(f"{name}_root{p}") for p in range(count)]
+        fwd = [z3.Bool(f"{name}_fwd{p}") for p in range(count)]
+        bwd = [z3.Bool(f"{name}_bwd{p}") for p in range(count)]
+        ranks = {kind: [z3.Int(f"{name}_{kind}{p}") for p in range(count)] for kind in ("rank", "frank", "brank")}
+        out = [z3.And(r >= 0, r < count) for rs in ranks.values() for r in rs]
+        rank, frank, brank = ranks["rank"], ranks["frank"], ranks["brank"]
+        out += [reach[init], rank[init] == 0, z3.PbEq([(r, 1) for r in root], 1)]
+        for p in range(count):
+            if p != init:
+                out.append(
+                    z3.Implies(
+                        reach[p], z3.Or([z3.And(reach[q], c, rank[q] < rank[p]) for _, c, q in preds[p]] or [False])
+                    )
+                )
+            out.append(z3.Implies(inside[p], z3.And(reach[p], fwd[p], bwd[p])))
+            out.append(z3.Implies(root[p], inside[p]))
+            came = [z3.And(fwd[q], inside[q], c, frank[q] < frank[p]) for _, c, q in preds[p]]
+            out.append(z3.Implies(fwd[p], z3.Or([root[p]] + came)))
+            goes = [z3.And(bwd[d], inside[d], c, brank[d] < brank[p]) for _, c, d in edges[p]]
+            out.append(z3.Implies(bwd[p], z3.Or([root[p]] + goes)))
+            out.append(z3.Implies(inside[p], z3.Or([z3.And(c, inside[d]) for _, c, d in edges[p]] or [False])))
+            if fairness == "strong":
+                for t, c, d in edges[p]:
+                    if fair[p] >> t & 1:
+                        out.append(z3.Implies(z3.And(inside[p], c), inside[d]))
+        if fairness != "strong":
+            for t in range(n):
+                unfair_somewhere = [inside[p] for p in range(count) if not fair[p] >> t & 1]
+                steps = [z3.And(inside[p], c, inside[d]) for p in range(count) for u, c, d in edges[p] if u == t]
+                out.append(z3.Or(unfair_somewhere + steps))
+        return out
+
+
+def solve_failing(lengths: tuple[int, ...], bounds: Bounds, model, fairness: str, deadline: float | None = None):
+    """Every canonical test with these thread lengths that fails `model`
+    under `fairness` (a generator; TimeoutError at `deadline`)."""
+    encoding = SeparationEncoding(lengths, bounds, model, fairness)
+    while True:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            encoding.solver.set("timeout", max(1, int(left * 1000)))
+        answer = encoding.solver.check()
+        if answer == z3.unsat:
+            return
+        if answer != z3.sat:
+            raise TimeoutError
+        candidate = encoding.candidate(encoding.solver.model())
+        encoding.block(candidate)
+        yield candidate

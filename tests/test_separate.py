@@ -180,3 +180,22 @@ def test_all_writes_the_table_and_examples_that_check(capsys, tmp_path):
     with pytest.raises(SystemExit) as stop:
         main(["check", str(tmp_path / "ex"), "--expect-header"])
     assert stop.value.code == 0
+
+
+Z3_CASES = [  # small: the z3 search is slow (see benchmarks/bench_separate.py for 2t3i, 3t3i)
+    (LATTICE, "HSA+OBE/strong", "OBE/strong", Bounds(2, 2)),
+    (PAPER, "HSA/strong", "HSA/weak", Bounds(2, 2)),
+    (LATTICE, "LOBE/strong", "HSA+OBE/strong", Bounds(3, 3)),
+]
+
+
+@pytest.mark.parametrize("rule,a,b,bounds", Z3_CASES, ids=lambda x: getattr(x, "label", x))
+def test_the_z3_search_finds_what_the_enumeration_finds(rule, a, b, bounds):
+    """Counterexample-guided (Z3 proposes tests failing B, A checked) against
+    the filtered full synthesis."""
+    req = sep.requirement(sep.parse_point(a, MODELS), sep.parse_point(b, MODELS), rule)
+    report = sep.search_size_z3(bounds, req, BY_NAME)
+    assert {key(c) for c in report.separating} == filtered(bounds, req), (req.text, bounds.label)
+    assert report.separating
+    failing_b = sum(1 for _, cells in store_of(bounds) if dict(cells)[req.b.label] == "F")
+    assert report.tests == failing_b

@@ -39,6 +39,13 @@ from .outputs import write_file
     show_default=True,
     help="lattice: pass A, fail B; paper: also in A's fairness class of Table 4 (docs/classify.md).",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(sep.ENGINES),
+    default=sep.DEFAULT_ENGINE,
+    show_default=True,
+    help="enum: judge every candidate, check the named verdicts; z3: Z3 proposes tests that fail B, A is checked.",
+)
 @click.option("--all", "every_edge", is_flag=True, help="Every edge of the lattice under both rules (no A B).")
 @click.option(
     "-o",
@@ -53,7 +60,7 @@ from .outputs import write_file
     default=None,
     help="With --all: write each edge's smallest test as DIR/<rule>/<A>-<B>.axb.",
 )
-def separate(points, threads, instructions, locations, values, rule, every_edge, output, examples):
+def separate(points, threads, instructions, locations, values, rule, engine, every_edge, output, examples):
     """Find the smallest tests that pass verdict A and fail verdict B
     (e.g. "LOBE/strong" "HSA+OBE/strong"), searching sizes in increasing
     order (threads, then instructions, then locations and values) up to
@@ -70,7 +77,7 @@ def separate(points, threads, instructions, locations, values, rule, every_edge,
     if every_edge:
         if points:
             raise UsageError("--all takes no verdicts (it does every edge of the lattice)")
-        _all(limit, models, output, examples)
+        _all(limit, models, output, examples, engine)
         raise SystemExit(EXIT_OK)
     if output or examples:
         raise UsageError("-o and --examples go with --all")
@@ -82,7 +89,7 @@ def separate(points, threads, instructions, locations, values, rule, every_edge,
     except ValueError as error:
         raise UsageError(str(error)) from None
     click.echo(f"separate: {req.text}; up to {_limit_text(limit)}")
-    result = sep.separate(req, limit, models, _announce, _ticker())
+    result = sep.separate(req, limit, models, _announce, _ticker(), engine)
     click.echo("\n".join(_size_line(report) for report in result.sizes))
     if result.found is None:
         click.echo(f"none: no test within {_limit_text(limit)} can {_does(req)} ({_covered(result)})")
@@ -176,11 +183,11 @@ def _ticker():
     return tick
 
 
-def _all(limit: Bounds, models, output: Path | None, examples: Path | None) -> None:
+def _all(limit: Bounds, models, output: Path | None, examples: Path | None, engine: str) -> None:
     from ..synth import separation_table as table
 
     started = time.monotonic()
-    results = table.run(limit, models, _announce, _ticker())
+    results = table.run(limit, models, _announce, _ticker(), engine)
     files = table.example_files(results, models)
     text = table.markdown(results, limit, files)
     if output:
