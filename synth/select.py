@@ -75,7 +75,8 @@ def select(tests: list[Classified], reqs: list[Requirement], k: int = DEFAULT_K)
     chosen: list[int] = []
     while any(need) or missing_vectors:
         open_reqs = sum(1 << i for i, n in enumerate(need) if n)
-        best_key, best = None, (0, 0)
+        best_key: tuple[int, str] | None = None
+        best = (0, 0)
         for key, members in groups.items():
             if not members:
                 continue
@@ -83,6 +84,7 @@ def select(tests: list[Classified], reqs: list[Requirement], k: int = DEFAULT_K)
             gain = (mask & open_reqs).bit_count() + (vector in missing_vectors)
             if gain > 0 and (gain, -members[-1]) > best:
                 best_key, best = key, (gain, -members[-1])
+        assert best_key is not None  # a needed item always has an untaken test that covers it
         pick = groups[best_key].pop()
         chosen.append(pick)
         missing_vectors.discard(vectors[pick])

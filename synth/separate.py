@@ -197,9 +197,26 @@ class SizeReport:
     seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class Hit:
+    """The first size with a separating test: `bounds` has its threads and
+    instructions and the fewest locations, then values, that hold one;
+    `tests` are the separating tests within `bounds` (canonical order), and
+    `within_limit` all of that size within the search's limit."""
+
+    bounds: Bounds
+    tests: list[Candidate]
+    within_limit: list[Candidate]
+
+    @property
+    def smallest(self) -> Candidate:
+        return self.tests[0]
+
+
 @dataclass
 class Separation:
-    """The outcome: every size covered, in order; `found` is the last one when it has tests."""
+    """The outcome: every size covered, in order; the last one holds the
+    separating tests when there are any (`hit`)."""
 
     requirement: Requirement
     limit: Bounds
@@ -210,33 +227,14 @@ class Separation:
         return self.sizes[-1] if self.sizes and self.sizes[-1].separating else None
 
     @property
-    def first_footprint(self) -> tuple[int, int] | None:
-        """The first (locations, values) in increasing order that holds a
-        separating test of the first size (locations, then values)."""
+    def hit(self) -> Hit | None:
         found = self.found
-        return min(footprint(c) for c in found.separating) if found else None
-
-    @property
-    def first(self) -> list[Candidate]:
-        """The separating tests of the first size: its threads and
-        instructions, at most `first_footprint` locations and values."""
-        if not self.found:
-            return []
-        locations, values = self.first_footprint
-        return [c for c in self.found.separating if footprint(c)[0] <= locations and footprint(c)[1] <= values]
-
-    @property
-    def first_bounds(self) -> Bounds | None:
-        if not self.found:
+        if found is None:
             return None
-        locations, values = self.first_footprint
-        return Bounds(self.found.bounds.threads, self.found.bounds.instructions, locations, values)
-
-    @property
-    def smallest(self) -> Candidate | None:
-        """The first separating test of the first size in canonical order."""
-        first = self.first
-        return first[0] if first else None
+        locations, values = min(footprint(c) for c in found.separating)
+        tests = [c for c in found.separating if footprint(c)[0] <= locations and footprint(c)[1] <= values]
+        bounds = Bounds(found.bounds.threads, found.bounds.instructions, locations, values)
+        return Hit(bounds, tests, found.separating)
 
 
 def sizes(limit: Bounds) -> list[Bounds]:

@@ -47,18 +47,19 @@ def example_files(results: list[sep.Separation], models: list[ProgressModel]) ->
     """`<rule>/<A>--<B>.axb` -> text, for every edge with a separating test."""
     files = {}
     for result in results:
-        if not result.found:
+        hit = result.hit
+        if hit is None:
             continue
-        req, bounds = result.requirement, result.first_bounds
+        req, bounds = result.requirement, hit.bounds
         name = f"sep_{req.rule}_{_slug(req.a)}_{_slug(req.b)}".replace("-", "_").replace("+", "_")
         comments = [
             f"Separates {req.a.label} from {req.b.label} ({req.rule} rule): {sep_does(req)}.",
-            f"The first test in canonical order of the {len(result.first)} at {bounds.label} "
+            f"The first test in canonical order of the {len(hit.tests)} at {bounds.label} "
             f"(<= {bounds.locations} location(s), values 0..{bounds.values - 1}), the smallest size that has one.",
             f"Regenerate: progress separate --all --threads {result.limit.threads} "
             f"--instructions {result.limit.instructions} --examples litmus/separating",
         ]
-        files[example_name(result)] = sep.axb_text(result.smallest, name, comments, models)
+        files[example_name(result)] = sep.axb_text(hit.smallest, name, comments, models)
     return files
 
 
@@ -104,10 +105,11 @@ def markdown(results: list[sep.Separation], limit: Bounds, files: dict[str, str]
             if req.rule != rule:
                 continue
             searched, skipped = _absent(result)
-            if result.found:
-                bounds = result.first_bounds
+            hit = result.hit
+            if hit is not None:
+                bounds = hit.bounds
                 where = f"{bounds.label}, {bounds.locations} loc, values 0..{bounds.values - 1}"
-                count = str(len(result.first))
+                count = str(len(hit.tests))
                 name = example_name(result)
                 example = f"[{name}](../../litmus/separating/{name})" if name in files else "-"
             else:

@@ -98,7 +98,7 @@ def test_separate_stops_at_the_first_size_the_filter_finds():
             continue
         assert result.found.bounds == hits[0], req.text
         assert {key(c) for c in result.found.separating} == filtered(hits[0], req)
-        assert result.smallest == result.first[0]
+        assert result.hit is not None and result.hit.smallest == result.hit.tests[0]
         for report in result.sizes[:-1]:
             assert not report.separating and not filtered(report.bounds, req)
 

@@ -91,10 +91,11 @@ def separate(points, threads, instructions, locations, values, rule, engine, eve
     click.echo(f"separate: {req.text}; up to {_limit_text(limit)}")
     result = sep.separate(req, limit, models, _announce, _ticker(), engine)
     click.echo("\n".join(_size_line(report) for report in result.sizes))
-    if result.found is None:
+    hit = result.hit
+    if hit is None:
         click.echo(f"none: no test within {_limit_text(limit)} can {_does(req)} ({_covered(result)})")
         raise SystemExit(EXIT_FAIL)
-    click.echo(_found_text(result, models))
+    click.echo(_found_text(result, hit, models))
     raise SystemExit(EXIT_OK)
 
 
@@ -128,24 +129,22 @@ def _covered(result: sep.Separation) -> str:
     return "; ".join(parts) or "nothing below"
 
 
-def _found_text(result: sep.Separation, models) -> str:
-    req, bounds = result.requirement, result.first_bounds
-    first = result.first
+def _found_text(result: sep.Separation, hit: sep.Hit, models) -> str:
+    req, bounds = result.requirement, hit.bounds
     lines = [
-        f"found: {len(first)} separating test(s) at {bounds.label} with <= {bounds.locations} location(s), "
+        f"found: {len(hit.tests)} separating test(s) at {bounds.label} with <= {bounds.locations} location(s), "
         f"values 0..{bounds.values - 1}",
     ]
-    if len(first) != len(result.found.separating):
-        lines.append(f"  ({len(result.found.separating)} within {_limit_text(result.limit)} at {bounds.label})")
+    if len(hit.tests) != len(hit.within_limit):
+        lines.append(f"  ({len(hit.within_limit)} within {_limit_text(result.limit)} at {bounds.label})")
     smaller = _covered(sep.Separation(req, result.limit, result.sizes[:-1]))
     if bounds.locations > 1 or bounds.values > 2:
         smaller += f"; at {bounds.label}, none with fewer locations or values"
     lines.append(f"none at any smaller size ({smaller})")
     lines.append("the smallest (canonical order):")
-    smallest = result.smallest
     name = f"separating_{bounds.label}"
-    lines.append(sep.axb_text(smallest, name, [f"separates: {req.text}"], models).rstrip("\n"))
-    lines += _lassos(smallest, req, models)
+    lines.append(sep.axb_text(hit.smallest, name, [f"separates: {req.text}"], models).rstrip("\n"))
+    lines += _lassos(hit.smallest, req, models)
     return "\n".join(lines)
 
 
@@ -157,7 +156,7 @@ def _lassos(candidate, req: sep.Requirement, models) -> list[str]:
     lines = []
     for verdict in report.verdicts:
         label = sep.Column(verdict.model, verdict.fairness).label
-        if verdict.terminates:
+        if verdict.terminates or verdict.witness is None:
             lines.append(f"{label}: {phrase(verdict)} (every fair run terminates: no lasso)")
         else:
             lines.append(f"{label}: {phrase(verdict)}; lasso:")
