@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from progress import batch
 from progress.analyze import NO_FAIRNESS, Query, check_program, queries_for
 from progress.canonical import canonical_hash
 from progress.check import STRONG, WEAK
@@ -256,16 +257,15 @@ def verdicts_of(candidate: Candidate, query_list: list[Query]) -> dict[str, bool
     return {Column(v.model, v.fairness).label: v.terminates for v in report.verdicts}
 
 
-def tests_of(bounds: Bounds, on_unit: Callable[[int, int], None] | None = None) -> Iterable[Candidate]:
-    """Every test of `bounds` (section 6), unit by unit in the space's order."""
+def tests_by_unit(bounds: Bounds, on_unit: Callable[[int, int], None] | None = None) -> Iterable[list[Candidate]]:
+    """Every test of `bounds` (section 6), one list per work unit in the space's order."""
     space = Space(bounds)
     judges: dict = {}
     for unit in space.units:
         found, judged = search_unit(space, unit, judges)
         if on_unit:
             on_unit(judged, len(space.units))
-        for _, candidate in found:
-            yield candidate
+        yield [candidate for _, candidate in found]
 
 
 def search_size(
@@ -276,7 +276,8 @@ def search_size(
 ) -> list[SizeReport]:
     """Exhaust one size for several requirements at once (one report each).
 
-    Each test is checked only under the columns the requirements name."""
+    Each test is checked only under the columns the requirements name, a
+    unit's tests at once by the compiled batch classifier (progress.batch)."""
     started = time.monotonic()
     reports = [SizeReport(bounds) for _ in reqs]
     query_list = queries([c for r in reqs for c in r.columns], models)
@@ -287,13 +288,16 @@ def search_size(
         if on_unit:
             on_unit(judged, units)
 
+    labels = [Column(q.model.name, q.fairness).label for q in query_list]
     tests = 0
-    for candidate in tests_of(bounds, count):
-        tests += 1
-        verdicts = verdicts_of(candidate, query_list)
-        for req, report in zip(reqs, reports):
-            if req.met_by(verdicts):
-                report.separating.append(candidate)
+    for found in tests_by_unit(bounds, count):
+        tests += len(found)
+        programs = [canonical.to_program(c) for c in found]
+        for candidate, cells in zip(found, batch.verdicts(programs, query_list)):
+            verdicts = dict(zip(labels, cells))
+            for req, report in zip(reqs, reports):
+                if req.met_by(verdicts):
+                    report.separating.append(candidate)
     elapsed = time.monotonic() - started
     for report in reports:
         report.candidates, report.tests, report.seconds = counted["candidates"], tests, elapsed
