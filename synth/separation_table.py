@@ -90,7 +90,8 @@ def markdown(results: list[sep.Separation], limit: Bounds, files: dict[str, str]
         "argument (with that many threads F(A) is a subset of F(B) in every state, so every B witness is "
         "an A witness). An edge is A over B: A is directly above B in the product order of "
         "docs/classify.md. *smallest* is the first size with a separating test, with the fewest locations "
-        "and values that hold one; *tests* counts the separating tests there.",
+        "and values that hold one; *tests* counts the separating tests there (in parentheses: all "
+        "separating tests of that size within the bounds, where more).",
         "",
     ]
     for rule in RULE_ORDER:
@@ -110,6 +111,8 @@ def markdown(results: list[sep.Separation], limit: Bounds, files: dict[str, str]
                 bounds = hit.bounds
                 where = f"{bounds.label}, {bounds.locations} loc, values 0..{bounds.values - 1}"
                 count = str(len(hit.tests))
+                if len(hit.within_limit) != len(hit.tests):
+                    count += f" ({len(hit.within_limit)} with <= {limit.locations} loc, values 0..{limit.values - 1})"
                 name = example_name(result)
                 example = f"[{name}](../../litmus/separating/{name})" if name in files else "-"
             else:
