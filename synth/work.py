@@ -21,7 +21,12 @@ from .enum_engine import search_unit
 from .space import UNIT_SIZE, Bounds, Candidate, Space, partitions
 from .store import FoundTest, UnitResult, pack_verdicts
 
-ENGINES = ("enum", "z3")
+ENGINES = ("enum", "z3", "compiled")
+
+RAW_PER_UNIT_SIZE = 512
+"""The compiled engine's units are ranges of `unit_size * RAW_PER_UNIT_SIZE`
+raw indices of the streamed space (2**21 for the default 4096: roughly as
+many judged candidates as an enum unit holds, times 10 to 50)."""
 
 
 @lru_cache(maxsize=4)
@@ -38,6 +43,10 @@ def _judges(bounds: Bounds) -> dict:
 
 def unit_sizes(engine: str, bounds: Bounds, unit_size: int = UNIT_SIZE) -> list[int]:
     """Candidates per unit: statically pruned ones for enum; canonical ones per partition for z3."""
+    if engine == "compiled":
+        from .fast_judge import stream_space  # numba is imported only when asked for
+
+        return stream_space(bounds, unit_size * RAW_PER_UNIT_SIZE).unit_sizes
     space = space_for(bounds, unit_size)
     if engine == "z3":
         return [space.canonical_by_partition[lengths] for lengths in partitions(bounds)]
@@ -77,6 +86,20 @@ def _found(candidates: list[Candidate]) -> tuple[tuple[str, ...], tuple[FoundTes
     return names, tuple(FoundTest(c, m) for c, m in zip(candidates, masks)), time.perf_counter() - start
 
 
+def space_sizes(engine: str, bounds: Bounds, unit_size: int = UNIT_SIZE) -> dict:
+    """The space's sizes without building more than the engine needs: programs
+    meeting constraint 4, canonical ones, and (None for the streamed
+    `compiled` engine, which counts them as it goes: its `judged`) those left
+    after static pruning."""
+    if engine == "compiled":
+        from .fast_judge import stream_space
+
+        space = stream_space(bounds, unit_size * RAW_PER_UNIT_SIZE)
+        return {"programs": space.raw_size, "canonical": space.canonical_size, "after_static_pruning": None}
+    old = space_for(bounds, unit_size)
+    return {"programs": old.raw_size, "canonical": old.canonical_size, "after_static_pruning": old.pruned_size}
+
+
 def run_units(
     engine: str,
     bounds: Bounds,
@@ -99,6 +122,12 @@ def run_units(
 def run_unit(
     engine: str, bounds: Bounds, unit_id: int, deadline: float | None = None, unit_size: int = UNIT_SIZE
 ) -> UnitResult:
+    if engine == "compiled":
+        from .fast_judge import judge_unit
+
+        search = judge_unit(bounds, unit_id, unit_size * RAW_PER_UNIT_SIZE)
+        return UnitResult(unit_id, search.judged, tuple(classify(c) for c in search.found))
+
     if engine == "enum":
         start = time.perf_counter()
         space = space_for(bounds, unit_size)
