@@ -26,7 +26,7 @@ from progress.errors import UsageError
 
 from .space import UNIT_SIZE, Bounds
 from .store import Store, UnitResult
-from .work import ENGINES, run_units, space_for, unit_sizes
+from .work import ENGINES, run_units, space_sizes, unit_sizes
 
 FORMAT = 1
 """Version of the stored run's parameters; a resume refuses another."""
@@ -258,7 +258,7 @@ def _local(settings: Settings, pending: list[int], deadline: float | None) -> It
             return
 
 
-def space_summary(bounds: Bounds, unit_size: int = UNIT_SIZE) -> dict:
-    """Sizes of the space: constraint-4 programs, canonical ones, left after static pruning."""
-    space = space_for(bounds, unit_size)
-    return {"programs": space.raw_size, "canonical": space.canonical_size, "after_static_pruning": space.pruned_size}
+def space_summary(bounds: Bounds, unit_size: int = UNIT_SIZE, engine: str = DEFAULT_ENGINE) -> dict:
+    """Sizes of the space: constraint-4 programs, canonical ones, left after static
+    pruning (None where the engine counts them only as it judges: `compiled`)."""
+    return space_sizes(engine, bounds, unit_size)

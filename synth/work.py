@@ -125,8 +125,11 @@ def run_unit(
     if engine == "compiled":
         from .fast_judge import judge_unit
 
+        start = time.perf_counter()
         search = judge_unit(bounds, unit_id, unit_size * RAW_PER_UNIT_SIZE)
-        return UnitResult(unit_id, search.judged, tuple(classify(c) for c in search.found))
+        judging = time.perf_counter() - start
+        names, tests, classifying = _found(list(search.found))
+        return UnitResult(unit_id, search.judged, tests, True, names, judging, classifying)
 
     if engine == "enum":
         start = time.perf_counter()

@@ -259,12 +259,16 @@ def _plain_reporter():
 
 def _summary(outcome: Outcome, bounds: Bounds, path: Path, store: Store, elapsed: float) -> str:
     p = outcome.progress
-    sizes = space_summary(bounds, outcome.params.get("unit_size", UNIT_SIZE))
+    engine = outcome.params["engine"]
+    sizes = space_summary(bounds, outcome.params.get("unit_size", UNIT_SIZE), engine)
+    pruned = sizes["after_static_pruning"]
+    if pruned is None:  # a streamed space counts them as it judges
+        pruned = p.judged if outcome.stop is StopReason.EXHAUSTED else "(counted as judged)"
     lines = [
         f"synth {bounds.label}: {bounds.threads} threads, {bounds.instructions} instructions, "
         f"<= {bounds.locations} locations, values 0..{bounds.values - 1}; engine {outcome.params['engine']}",
         f"space: {sizes['programs']} programs meeting constraint 4, {sizes['canonical']} up to renaming "
-        f"locations, {sizes['after_static_pruning']} left after static pruning",
+        f"locations, {pruned} left after static pruning",
         f"{_judged(outcome.params['engine'], p.judged)}; tests found: {store.count_tests()}; time: {elapsed:.2f} s; "
         f"stored in {path}",
     ]
