@@ -223,7 +223,7 @@ def judge_range(table: PartitionTable, start: int, stop: int) -> tuple[np.ndarra
         return np.empty(0, dtype=np.int64), 0
     chunk = max(32, -(-size // THREADS_PER_LAUNCH))
     workers = -(-size // chunk)
-    capacity = size // 8 + 4096
+    capacity = size // 16 + 65536
     while True:
         found = cp.empty(capacity, dtype=cp.int64)
         counters = cp.zeros(2, dtype=cp.uint64)  # tests, judged

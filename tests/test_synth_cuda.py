@@ -4,8 +4,8 @@ Without a GPU, the kernel's own source is compiled for the host with a C++
 compiler (CUDA's few built-ins stubbed, GPU threads run one after the
 other) and must give the CPU judge's tests and judged counts, partition by
 partition, with chunks that cut skipped stretches anywhere. With CuPy and
-a GPU, the real kernel is compared the same way (benchmarks/bench_synth_cuda.py
-does it up to 3t5i on the H200)."""
+a GPU (`pytest -m gpu`), the real kernel is compared the same way
+(benchmarks/bench_synth_cuda.py does it up to 2t5i and 3t5i on the H200)."""
 
 from __future__ import annotations
 
@@ -150,6 +150,7 @@ def test_a_sub_range_on_the_host_kernel(host_kernel):
     assert np.array_equal(found, expected[0]) and judged == expected[1]
 
 
+@pytest.mark.gpu
 def test_the_gpu_kernel_agrees_with_the_cpu_judge():
     from progress.synth import cuda_judge
 
