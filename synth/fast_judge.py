@@ -72,7 +72,7 @@ def judge_range(table: PartitionTable, start: int, stop: int) -> tuple[np.ndarra
     parts: list[np.ndarray] = []
     judged = 0
     while start < stop:  # the buffer bounds the tests per call; a call stops early when it fills
-        count, done, start = _search(*_arguments(table), start, stop, found)
+        count, done, start = _search(*_arguments(table), start, stop, found)  # type: ignore[call-arg]
         judged += done
         parts.append(found[:count].copy())
     return (np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)), int(judged)
