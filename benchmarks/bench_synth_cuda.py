@@ -120,6 +120,14 @@ def markdown(result: dict) -> str:
         )
     cores = meta["cpu_cores"]
     for r in result["beyond"]:
+        full = r.get("cpu_complete")
+        if full:
+            lines.append(
+                f"\n{r['config']} judged whole on the CPU too: {full['seconds']:.1f} s on all {cores} cores "
+                f"({full['judged']:,} judged, {full['tests']:,} tests): "
+                f"{'the same tests and counts as the GPU' if full['agree'] else 'DIFFERENT from the GPU'}; "
+                f"GPU {full['seconds'] / full.get('gpu_seconds_same_call', r['gpu_seconds']):.1f}x faster."
+            )
         cpu = r["cpu_sample"]["raw_per_second"]
         lines.append(
             f"\n{r['config']}: the CPU judge would need about {r['programs'] / cpu:,.0f} s on all {cores} cores "
@@ -142,6 +150,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True)
     parser.add_argument("--budget", type=float, default=200.0, help="seconds for the whole run (phase 2 stops)")
+    parser.add_argument("--only-beyond", action="store_true", help="skip the agreement phase")
+    parser.add_argument("--cpu-complete", action="store_true", help="also judge 2t6i/3t6i whole on the CPU and compare")
     parser.add_argument("--render", metavar="JSON", help="only write synth_cuda.md from an earlier synth_cuda.json")
     args = parser.parse_args()
     if args.render:
@@ -174,7 +184,7 @@ def main() -> None:
     fast_judge.judge_unit(Bounds(2, 3), 0)
     result["meta"]["numba_load_seconds"] = time.perf_counter() - t0
     pool = multiprocessing.get_context("fork").Pool(os.cpu_count())
-    for bounds in UP_TO_5:
+    for bounds in [] if args.only_beyond else UP_TO_5:
         space = fast_judge.stream_space(bounds)
         cpu, cpu_seconds = cpu_all(pool, bounds, list(range(space.unit_count)))
         row = {"config": name(bounds), "programs": space.raw_size, "agree": True, "gpu_seconds": 0.0}
@@ -209,6 +219,7 @@ def main() -> None:
         }
         judged = tests = covered = 0
         gpu_seconds = 0.0
+        gpu_found: dict[int, tuple[np.ndarray, int]] = {}
         for p in range(len(space.partitions)):
             table = space.table(p)
             cuda_judge.judge_range(table, 0, min(table.size, 1 << 16))
@@ -220,6 +231,7 @@ def main() -> None:
             tests += len(indices)
             covered += done
             gpu_seconds += seconds
+            gpu_found[p] = (indices, count)
             if done < table.size:
                 break
         row.update(
@@ -230,6 +242,18 @@ def main() -> None:
             gpu_raw_per_second=covered / gpu_seconds if gpu_seconds else 0.0,
             complete=covered == space.raw_size,
         )
+        if args.cpu_complete and row["complete"]:
+            cpu, seconds = cpu_all(pool, bounds, list(range(space.unit_count)))
+            row["cpu_complete"] = {
+                "seconds": seconds,
+                "judged": sum(j for _, j in cpu.values()),
+                "tests": sum(len(i) for i, _ in cpu.values()),
+                "agree": all(
+                    np.array_equal(gpu_found[p][0], cpu[p][0]) and gpu_found[p][1] == cpu[p][1]
+                    for p in range(len(space.partitions))
+                ),
+            }
+        del gpu_found
         result["beyond"].append(row)
         print(json.dumps({k: v for k, v in row.items() if k != "partitions"}), flush=True)
         save()
