@@ -39,6 +39,9 @@ from progress.jit import njit
 from .space import Bounds, Candidate
 from .stream import UNIT_RAW, PartitionTable, StreamSpace
 
+FOUND_BUFFER = 1 << 16
+"""Tests one kernel call may return; a call that fills it stops and the next resumes."""
+
 
 @dataclass(frozen=True)
 class UnitSearch:
@@ -68,7 +71,7 @@ def judge_range(table: PartitionTable, start: int, stop: int) -> tuple[np.ndarra
     """Raw indices in `start..stop` of the partition's tests, and the number judged."""
     if not 0 <= start <= stop <= table.size:
         raise ValueError(f"range {start}..{stop} outside 0..{table.size}")
-    found = np.empty(min(stop - start, 1 << 16), dtype=np.int64)
+    found = np.empty(min(stop - start, FOUND_BUFFER), dtype=np.int64)
     parts: list[np.ndarray] = []
     judged = 0
     while start < stop:  # the buffer bounds the tests per call; a call stops early when it fills

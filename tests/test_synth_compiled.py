@@ -110,6 +110,46 @@ def test_a_range_can_start_and_stop_anywhere():
     assert sum(p[1] for p in parts) == judged
 
 
+def test_a_full_buffer_resumes_where_it_stopped(monkeypatch):
+    from progress.synth import fast_judge
+
+    table = StreamSpace(Bounds(2, 4)).table(0)
+    whole, judged = judge_range(table, 0, table.size)
+    monkeypatch.setattr(fast_judge, "FOUND_BUFFER", 7)
+    pieces, judged_small = judge_range(table, 0, table.size)
+    assert len(whole) > 100 and np.array_equal(pieces, whole) and judged_small == judged
+
+
+def test_the_cli_engine_exports_what_enum_exports(tmp_path, capsys):
+    from progress.cli import main
+
+    def export(engine: str) -> dict:
+        with pytest.raises(SystemExit) as stop:
+            main(
+                [
+                    "synth",
+                    "-t",
+                    "2",
+                    "-i",
+                    "2",
+                    "--engine",
+                    engine,
+                    "--out",
+                    str(tmp_path / f"{engine}.db"),
+                    "--export",
+                    str(tmp_path / engine),
+                ]
+            )
+        assert stop.value.code == 0
+        root = tmp_path / engine
+        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+    compiled = export("compiled")
+    out = capsys.readouterr().out
+    assert "engine compiled" in out and "24 left after static pruning" in out and "judged: 24 candidates" in out
+    assert len(compiled) == 9 and compiled == export("enum")  # 8 tests and verdicts.csv, the same bytes
+
+
 def test_sizes_match_the_materialized_space():
     for bounds in [Bounds(2, 3), Bounds(3, 4), Bounds(1, 3), *OTHER_LV]:
         stream, space = StreamSpace(bounds), Space(bounds)
