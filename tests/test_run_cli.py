@@ -446,3 +446,16 @@ def test_sigterm_to_a_command_that_handles_interrupts_itself_exits_143(monkeypat
     assert _main("synth") == 130
     assert capsys.readouterr().err.strip().splitlines()[-1] == "interrupted"
     assert signal.getsignal(signal.SIGTERM) is not cli_module._terminate  # the handler is main's only
+
+
+@needs_cc
+@pytest.mark.parametrize("companion", [".json", ".jsonl"])
+def test_a_planted_companion_file_or_symlink_is_not_written_through(tmp_path, capsys, companion):
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    out = tmp_path / "shared" / "r.csv"
+    out.parent.mkdir()
+    out.with_suffix(companion).symlink_to(victim)  # another user's plant beside the results
+    assert _main("run", DATA, *FAST, "-o", out) == 2
+    assert f"{out.with_suffix(companion)} exists" in capsys.readouterr().err
+    assert victim.read_text() == "keep me\n" and not out.exists()

@@ -199,11 +199,17 @@ def _fingerprint(tests: list[tuple[str, Program]]) -> str:
 
 
 def _fresh(output: Path, force: bool) -> dict[str, dict[str, str]]:
-    """Nothing done yet; an existing results file is kept unless --force."""
-    if output.is_file() and not force:
-        raise UsageError(
-            f"{output} exists: pass --resume to continue that run, --force to overwrite it, or choose another -o"
-        )
+    """Nothing done yet. Unless --force, an existing results CSV, metadata or
+    detail file is kept (refused), and so is a symbolic link in any of their
+    places (writing through one planted in a shared directory would
+    overwrite whatever it points to)."""
+    if force:
+        return {}
+    for path in (output, output.with_suffix(".json"), output.with_suffix(".jsonl")):
+        if path.is_symlink() or path.is_file():
+            raise UsageError(
+                f"{path} exists: pass --resume to continue that run, --force to overwrite it, or choose another -o"
+            )
     return {}
 
 
