@@ -39,12 +39,20 @@ class CpuBackend:
     name = "cpu"
     max_workgroups = CPU_MAX_WORKGROUPS
 
-    def __init__(self, cache_dir: Path | None = None, compiler: str | None = None, guard_margin_s: float = 30.0):
+    def __init__(
+        self,
+        cache_dir: Path | None = None,
+        compiler: str | None = None,
+        guard_margin_s: float = 30.0,
+        workers: int | None = None,
+    ):
         self.compiler = compiler or os.environ.get("CC", "cc")
         if shutil.which(self.compiler) is None:
             raise BackendUnavailable(f"the cpu backend needs a C compiler; {self.compiler!r} was not found")
         self.cache = cache_dir or cache_root() / "cpu"
         self.guard_margin_s = guard_margin_s
+        self.workers = workers or os.cpu_count() or 1
+        """Compilers run at once by `prepare` (default: one per core)."""
         self.programs: list[Program] = []
         self.executables: list[Path] = []
 
@@ -58,7 +66,7 @@ class CpuBackend:
         private_dir(self.cache)
         self.programs = list(programs)
         sources = [program_source(p) for p in programs]
-        with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
             futures = [pool.submit(self._compile, source) for source in sources]
             try:
                 for done, _ in enumerate(as_completed(futures), 1):
