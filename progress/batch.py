@@ -24,7 +24,7 @@ Importing this module loads numba (progress/jit.py): never on the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -33,7 +33,7 @@ import numpy as np
 from . import fastcheck
 from .analyze import NO_FAIRNESS, Query, check_program
 from .check import WEAK
-from .program import Program
+from .program import Instr, Program
 
 MAX_MEMORY_VALUES = 256
 """A memory with more reachable values than this is not tabulated."""
@@ -123,13 +123,26 @@ def _memory_values(memory, n: int) -> tuple[list, dict]:
 
 def record(program: Program) -> list[int]:
     """The kernel's flat record of a program (progress.fastcheck's docstring)."""
-    locations = program.locations
-    index = {loc: i for i, loc in enumerate(locations)}
-    initial = program.initial_memory
-    out = [len(locations), *map(len, program.threads), *[initial[loc] for loc in locations]]
-    for thread in program.threads:
+    return record_of(program.threads, program.init)
+
+
+def record_of(
+    threads: Sequence[Sequence[tuple[str, int, int, bool, int]]], init: Sequence[tuple[str, int]]
+) -> list[int]:
+    """`record` of the program with these threads (Instr or plain tuples) and
+    init: locations in order of first use, then those only in init."""
+    index: dict[str, int] = {}
+    for thread in threads:
         for ins in thread:
-            out += (index[ins.loc], ins.cmp, ins.target, ins.xchg, ins.val)
+            if ins[0] not in index:
+                index[ins[0]] = len(index)
+    for loc, _ in init:
+        index.setdefault(loc, len(index))
+    initial = dict(init)
+    out = [len(index), *map(len, threads), *[initial.get(loc, 0) for loc in index]]
+    for thread in threads:
+        for loc, cmp, target, xchg, val in thread:
+            out += (index[loc], cmp, target, xchg, val)
     return out
 
 
@@ -148,30 +161,50 @@ def verdicts(
     stats: Stats | None = None,
 ) -> list[tuple[bool | None, ...]]:
     """Per program, `terminates` for each query, in order (module docstring)."""
+    parts = [(p.threads, p.init) for p in programs]
+    return verdicts_of_parts(parts, queries, max_states, stats, programs.__getitem__)
+
+
+def verdicts_of_parts(
+    parts: Sequence[tuple[Sequence[Sequence[tuple[str, int, int, bool, int]]], Sequence[tuple[str, int]]]],
+    queries: Sequence[Query],
+    max_states: int | None = None,
+    stats: Stats | None = None,
+    program_of: Callable[[int], Program] | None = None,
+) -> list[tuple[bool | None, ...]]:
+    """`verdicts` of programs given as (threads, init) (plain tuples, as
+    `quickparse.quick_parts` reads them); `program_of(i)` is the i-th as a
+    Program for check_program when the kernel cannot take it (default: built
+    from its parts)."""
     queries = tuple(queries)
-    results: list[tuple[bool | None, ...] | None] = [None] * len(programs)
+    results: list[tuple[bool | None, ...] | None] = [None] * len(parts)
     by_threads: dict[int, list[int]] = {}
-    for i, program in enumerate(programs):
-        by_threads.setdefault(len(program.threads), []).append(i)
+    for i, (threads, _) in enumerate(parts):
+        by_threads.setdefault(len(threads), []).append(i)
     slow: list[int] = []
     for n, members in by_threads.items():
         table = tables(queries, n) if queries else None
         if table is None:
             slow += members
             continue
-        codes = _run(table, [record(programs[i]) for i in members], n, max_states)
+        codes = _run(table, [record_of(*parts[i]) for i in members], n, max_states)
         for i, row in zip(members, codes.tolist()):
             if fastcheck.TOO_BIG in row:
                 slow.append(i)
             else:
                 results[i] = tuple(_VALUE[c] for c in row)
     for i in slow:
-        report = check_program(programs[i], list(queries), max_states=max_states, witnesses=False)
+        program = program_of(i) if program_of is not None else _program(*parts[i])
+        report = check_program(program, list(queries), max_states=max_states, witnesses=False)
         results[i] = tuple(v.terminates for v in report.verdicts)
     if stats is not None:
         stats.fallbacks += len(slow)
-        stats.compiled += len(programs) - len(slow)
+        stats.compiled += len(parts) - len(slow)
     return results  # type: ignore[return-value]
+
+
+def _program(threads, init) -> Program:
+    return Program("test", tuple(tuple(Instr(*ins) for ins in thread) for thread in threads), tuple(init))
 
 
 _VALUE = {fastcheck.PASS: True, fastcheck.FAIL: False, fastcheck.INCONCLUSIVE: None}

@@ -8,7 +8,8 @@ It accepts only what it is sure about: no carriage return anywhere, no
 comment after an item, threads numbered in order, no empty thread, targets
 in range, no repeated `test` or `init`, no keyword as a name, values within
 MAX_VALUE. The Program it returns has no spans (they matter only for error
-messages). tests/test_quickparse.py checks it against `parse_program` on
+messages); `quick_parts` gives the same as plain tuples, for readers that
+need no Program at all. tests/test_quickparse.py checks it against `parse_program` on
 every published test, on exports and on generated and mutated layouts.
 """
 
@@ -36,6 +37,18 @@ def _reserved(word: str) -> bool:
 
 def quick_program(text: str, path: str) -> Program | None:
     """parse_program(text, path) for the plain layout, else None (module docstring)."""
+    parts = quick_parts(text, path)
+    if parts is None:
+        return None
+    name, threads, init = parts
+    return Program(name, tuple(tuple(Instr(*ins) for ins in code) for code in threads), init)
+
+
+def quick_parts(
+    text: str, path: str
+) -> tuple[str, tuple[tuple[tuple[str, int, int, bool, int], ...], ...], tuple[tuple[str, int], ...]] | None:
+    """(name, threads, init) of `quick_program(text, path)` as plain tuples
+    (no Instr or Program is built), or None."""
     if "\r" in text:
         return None
     name = None
@@ -88,8 +101,8 @@ def quick_program(text: str, path: str) -> Program | None:
             target = n if target_text == "end" else int(target_text)
             if target > n or cmp > MAX_VALUE or val > MAX_VALUE or _reserved(loc):
                 return None
-            instrs.append(Instr(loc, cmp, target, xchg == "true", val))
+            instrs.append((loc, cmp, target, xchg == "true", val))
         built.append(tuple(instrs))
     if name is None:
         name = Path(path).stem if path and not path.startswith("<") else "test"
-    return Program(name, tuple(built), tuple(sorted(init.items())))
+    return name, tuple(built), tuple(sorted(init.items()))

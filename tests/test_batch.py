@@ -182,3 +182,21 @@ def test_tables_are_the_models_own_definitions():
     for enabled in range(8):
         for m, started in enumerate(values):
             assert table.fair[0, enabled, m] == lobe.fair(enabled, started, 3)
+
+
+def test_plain_parts_give_the_same_verdicts(oopsla_dir, monkeypatch):
+    """The CLI's path: quick_parts (no Program), check_program built from parts past the cap."""
+    from progress.canonical import canonical_hash, hash_of_text, text_of_parts
+    from progress.quickparse import quick_parts
+
+    files = sorted(oopsla_dir.rglob("*.axb"))
+    texts = [(f.read_text(), str(f)) for f in files]
+    parts = [quick_parts(text, path)[1:] for text, path in texts]
+    programs = [parse_program(text, path) for text, path in texts]
+    expected = [reference(p) for p in programs]
+    assert batch.verdicts_of_parts(parts, QUERIES) == expected
+    monkeypatch.setattr(batch, "CAP", 20)
+    stats = batch.Stats()
+    assert batch.verdicts_of_parts(parts, QUERIES, stats=stats) == expected
+    assert stats.fallbacks > 0
+    assert [hash_of_text(text_of_parts(*p)) for p in parts] == [canonical_hash(p) for p in programs]

@@ -5,6 +5,8 @@ through `check_program`: every format, the matrix, both rules, state bounds,
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -76,3 +78,31 @@ def test_synth_units_classify_their_tests_as_check_program_does():
     labels, masks = work.classify_batch(candidates)
     assert (labels, masks) == work.classify_reference(candidates)
     assert len(set(masks)) > 5
+
+
+def test_worker_processes_change_nothing(monkeypatch, oopsla_dir, tmp_path):
+    """--jobs 2 (forked workers, chunks in order) prints the same bytes, bad input included."""
+    monkeypatch.setattr(classify_cli, "CHUNK", 50)
+    suite = tmp_path / "suite"
+    shutil.copytree(oopsla_dir, suite)
+    (suite / "3t3i" / "7.axb").write_text("thread 0\n  AXB(x, 0, 7, true, 1)\n")
+    results = [invoke(monkeypatch, True, "classify", suite, "--matrix", "--jobs", jobs) for jobs in (1, 2, 3)]
+    assert results[0] == results[1] == results[2]
+    code, out, err = results[0]
+    assert code == 2 and out.count("\n") == 2 + 482 and "out of range" in err
+    assert invoke(monkeypatch, False, "classify", suite, "--matrix") == results[0]
+
+
+def test_worker_processes_under_the_real_entry_point(oopsla_dir):
+    """`progress classify --jobs 2` as a process (the CLI's signal handlers
+    installed, inherited by forked workers) finishes and prints what --jobs 1 does."""
+    outputs = []
+    for jobs in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-m", "progress", "classify", str(oopsla_dir), "--matrix", "--jobs", jobs],
+            capture_output=True,
+            timeout=300,
+        )
+        assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1] and outputs[0].count(b"\n") == 2 + 483

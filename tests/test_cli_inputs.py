@@ -124,3 +124,19 @@ def test_classify_reports_an_unreadable_subdirectory_and_classifies_the_rest(tmp
 
 def _refuse(path):
     raise PermissionError(13, "Permission denied", str(path))
+
+
+def test_relative_names_are_relpaths():
+    """suite_names' slice for files below the root is os.path.relpath's answer."""
+    from progress.cli.inputs import _relative
+
+    cases = [
+        ("/a/b/c.axb", "/a"),
+        ("/a/b/c.axb", "/a/b"),
+        ("/a/b/c.axb", "/"),
+        ("/a/bc/d.axb", "/a/b"),
+        ("/x/y.axb", "/a/b"),
+        ("/a/b.axb", "/a/b.axb"),
+    ]
+    for full, root in cases:
+        assert _relative(full, root) == Path(os.path.relpath(full, root)).as_posix(), (full, root)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
 import sys
 from pathlib import Path
 
 import click
 
 from ..analyze import Query, check_program, queries_for
-from ..canonical import canonical_hash
+from ..canonical import Parts, hash_of_text, text_of_parts
 from ..classify import (
     LATTICE,
     RULES,
@@ -25,10 +27,10 @@ from ..classify import (
 from ..errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
 from ..parse import parse_program
 from ..program import Program
-from ..quickparse import quick_program
+from ..quickparse import quick_parts
 from ..registry import all_models
 from ..tables import FORMATS, mismatch_line, parse_verdict_csv, render_classification, render_matrix
-from .inputs import expand_each, load, read_text, suite_names
+from .inputs import display, expand_each, load, read_text, suite_names
 from .outputs import write_file
 
 
@@ -88,7 +90,14 @@ from .outputs import write_file
     metavar="SECONDS",
     help="Stop a test's check after this many seconds (its verdicts are `?`).",
 )
-def classify_command(paths, rule, fmt, matrix, output, suites, plot, expect, max_states, time_limit):
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Worker processes checking a big suite (256+ tests, no --time-limit); the output is the same for any number.",
+)
+def classify_command(paths, rule, fmt, matrix, output, suites, plot, expect, max_states, time_limit, jobs):
     """Check every test under every model and classify the suite.
 
     PATHS are .axb files, directories (searched recursively) or @LIST files.
@@ -111,7 +120,7 @@ def classify_command(paths, rule, fmt, matrix, output, suites, plot, expect, max
     if not files:
         raise UsageError("no .axb tests found in " + " ".join(paths))
     locations = dict(zip(suite_names(list(paths), files), files))
-    verdicts, bad = check_suite(locations, models, max_states, time_limit)
+    verdicts, bad = check_suite(locations, models, max_states, time_limit, jobs=jobs)
     bad += unreadable
     classification = classify(verdicts, models, rule)
     text = render_matrix(verdicts, fmt) if matrix else render_classification(classification, fmt)
@@ -154,12 +163,13 @@ CHUNK = 4096
 
 
 def check_suite(
-    locations: dict[str, Path], models, max_states=None, time_limit=None, batch: bool | None = None
+    locations: dict[str, Path], models, max_states=None, time_limit=None, batch: bool | None = None, jobs: int = 1
 ) -> tuple[Matrix, int]:
     """The verdict matrix of the tests {name: file}, in order, and how many files
     had bad input (reported on standard error and left out). `batch` forces
     the batch classifier on or off (default: by suite size, see BATCH_FROM);
-    both paths give the same matrix."""
+    `jobs` worker processes share the batch path's chunks. Every path and
+    number of jobs gives the same matrix."""
     columns = columns_for(models)
     if batch is None:
         batch = time_limit is None and len(locations) >= BATCH_FROM
@@ -167,7 +177,7 @@ def check_suite(
         raise ValueError("the batch classifier has no time limit")
     with _progress(len(locations)) as advance:
         if batch:
-            return _check_batched(locations, models, columns, max_states, advance)
+            return _check_batched(locations, models, columns, max_states, advance, jobs)
         queries = queries_for(models)
         rows, bad = [], 0
         for name, path in locations.items():
@@ -181,35 +191,90 @@ def check_suite(
     return Matrix(columns, tuple(rows)), bad
 
 
-def _check_batched(locations: dict[str, Path], models, columns, max_states, advance) -> tuple[Matrix, int]:
-    from ..batch import verdicts  # numba: only for big suites
-
+def _check_batched(locations: dict[str, Path], models, columns, max_states, advance, jobs: int) -> tuple[Matrix, int]:
+    """The batch path: chunks of CHUNK tests read, checked and let go, in
+    order, in this process or (jobs > 1) in forked worker processes."""
     by_name = {model.name: model for model in models}
     queries = [Query(by_name[column.model], column.fairness) for column in columns]
     items = list(locations.items())
+    size = CHUNK if jobs == 1 else min(CHUNK, max(64, -(-len(items) // (4 * jobs))))  # work for every worker
+    chunks = [items[start : start + size] for start in range(0, len(items), size)]
     rows, bad = [], 0
-    for start in range(0, len(items), CHUNK):
-        names, programs = [], []
-        for name, path in items[start : start + CHUNK]:
+    for (found, errors), chunk in zip(_chunk_results(chunks, queries, max_states, jobs), chunks):  # runs it to its end
+        for error in errors:
+            click.echo(error, err=True)
+        bad += len(errors)
+        rows += [Row(*test) for test in found]
+        for _ in chunk:
             advance()
-            program = _load_or_report(path, quick=True)
-            if program is None:
-                bad += 1
-                continue
-            names.append(name)
-            programs.append(program)
-        cells = verdicts(programs, queries, max_states)
-        rows += [Row(name, canonical_hash(p), row) for name, p, row in zip(names, programs, cells)]
     return Matrix(columns, tuple(rows)), bad
 
 
-def _load_or_report(path: Path, quick: bool = False) -> Program | None:
-    """The test's Program, or None after reporting its bad input; `quick`
-    tries the quick reader first (the same Program, or it declines)."""
-    try:
-        if quick:
+_WORK: tuple = ()
+"""(queries, max_states) of the running batch: forked workers inherit it
+(the models' functions cannot be pickled)."""
+
+
+def _chunk_results(chunks: list, queries: list, max_states, jobs: int):
+    """`_check_chunk` of every chunk, in order."""
+    global _WORK
+    _WORK = (queries, max_states)
+    from .. import batch  # noqa: F401  numba: loaded (and its compiled code) before any fork
+
+    if jobs > 1 and len(chunks) > 1 and "fork" in multiprocessing.get_all_start_methods():
+        pool = multiprocessing.get_context("fork").Pool(min(jobs, len(chunks)), initializer=_worker_signals)
+        try:
+            yield from pool.imap(_check_chunk, chunks)
+            pool.close()
+        except BaseException:
+            pool.terminate()
+            raise
+        finally:
+            pool.join()
+    else:
+        yield from map(_check_chunk, chunks)
+
+
+def _worker_signals() -> None:
+    """Workers leave Ctrl-C to the parent (which ends them) and die at once on
+    SIGTERM: the CLI's own handlers, inherited through fork, would turn it into
+    an exception inside the pool's machinery and hang it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _check_chunk(chunk: list[tuple[str, Path]]) -> tuple[list[tuple[str, str, tuple]], list[str]]:
+    """((name, hash, verdicts) per good test, rendered errors of the bad ones),
+    in order. Files in the plain layout are read by `quick_parts`, without
+    building Programs; any other goes through `parse_program`."""
+    from ..batch import verdicts_of_parts
+
+    queries, max_states = _WORK
+    names: list[str] = []
+    parts: list[Parts] = []
+    errors: list[str] = []
+    for name, path in chunk:
+        try:
             text = read_text(path)
-            return quick_program(text, str(path)) or parse_program(text, str(path))
+            shown = display(path)
+            quick = quick_parts(text, shown)
+            if quick is None:
+                program = parse_program(text, shown)
+                parts.append((program.threads, program.init))
+            else:
+                parts.append(quick[1:])
+        except InputError as error:
+            errors.append(error.render())
+            continue
+        names.append(name)
+    cells = verdicts_of_parts(parts, queries, max_states)
+    hashes = [hash_of_text(text_of_parts(*p)) for p in parts]
+    return list(zip(names, hashes, cells)), errors
+
+
+def _load_or_report(path: Path) -> Program | None:
+    """The test's Program, or None after reporting its bad input."""
+    try:
         return load(path)
     except InputError as error:
         click.echo(error.render(), err=True)

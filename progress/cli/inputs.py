@@ -152,13 +152,26 @@ def read_text(path: Path) -> str:
 
 def _read_regular(path: Path) -> bytes:
     """Open without blocking (a FIFO would wait for a writer), then refuse
-    anything but a regular file."""
+    anything but a regular file; read at most MAX_BYTES + 1 bytes. The first
+    read asks for the file's size plus one: asking for MAX_BYTES + 1 at once
+    would allocate that much per file (30 us a file where 300,000 are read)."""
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    with os.fdopen(descriptor, "rb") as handle:
-        kind = os.fstat(descriptor).st_mode
-        if not stat.S_ISREG(kind):
-            raise InputError(f"cannot read {path}: not a regular file ({_kind(kind)})")
-        return handle.read(MAX_BYTES + 1)
+    try:
+        kind = os.fstat(descriptor)
+        if not stat.S_ISREG(kind.st_mode):
+            raise InputError(f"cannot read {path}: not a regular file ({_kind(kind.st_mode)})")
+        chunks, total = [], 0
+        want = min(kind.st_size, MAX_BYTES) + 1
+        while total <= MAX_BYTES:
+            chunk = os.read(descriptor, want)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            want = min(1 << 16, MAX_BYTES + 1 - total)
+        return b"".join(chunks)
+    finally:
+        os.close(descriptor)
 
 
 def _kind(mode: int) -> str:
@@ -192,4 +205,14 @@ def suite_names(paths: list[str], files: list[Path]) -> list[str]:
         else:
             anchors += [os.path.abspath(f.parent) for f in expand_each([raw]) if isinstance(f, Path)]
     root = os.path.commonpath(anchors) if anchors else os.getcwd()
-    return [Path(os.path.relpath(os.path.abspath(f), root)).as_posix() for f in files]
+    return [_relative(os.path.abspath(f), root) for f in files]
+
+
+def _relative(full: str, root: str) -> str:
+    """`full` relative to `root` (both absolute and normalized), with `/`;
+    a file below `root` is a slice of its path (relpath costs microseconds,
+    300,000 times in a big suite)."""
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    if os.sep == "/" and full.startswith(prefix):
+        return full[len(prefix) :]
+    return Path(os.path.relpath(full, root)).as_posix()
