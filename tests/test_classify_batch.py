@@ -93,13 +93,17 @@ def test_worker_processes_change_nothing(monkeypatch, oopsla_dir, tmp_path):
     assert invoke(monkeypatch, False, "classify", suite, "--matrix") == results[0]
 
 
+FORCED = "import progress.cli.classify as c; c.BATCH_FROM = 0; from progress.cli import main; main()"
+"""The console entry point (its signal handlers included), the batch path forced on."""
+
+
 def test_worker_processes_under_the_real_entry_point(oopsla_dir):
     """`progress classify --jobs 2` as a process (the CLI's signal handlers
     installed, inherited by forked workers) finishes and prints what --jobs 1 does."""
     outputs = []
     for jobs in ("1", "2"):
         done = subprocess.run(
-            [sys.executable, "-m", "progress", "classify", str(oopsla_dir), "--matrix", "--jobs", jobs],
+            [sys.executable, "-c", FORCED, "classify", str(oopsla_dir), "--matrix", "--jobs", jobs],
             capture_output=True,
             timeout=300,
         )
