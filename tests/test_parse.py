@@ -148,7 +148,7 @@ def test_unreadable_file_cli(tmp_path):
     (tmp_path / "folder").mkdir()
     run = run_cli("check", "@folder", "good.axb", cwd=tmp_path)
     assert run.returncode == 2 and "Traceback" not in run.stderr
-    assert "error: cannot read folder: Is a directory" in run.stderr
+    assert "error: cannot read folder: not a regular file (a directory)" in run.stderr
     assert "checked 1 test(s)" in run.stderr + run.stdout and "1 file(s) with bad input" in run.stderr + run.stdout
     assert "mutex" in run.stdout
 
