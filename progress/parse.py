@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from .program import MAX_VALUE, Instr, Program, Span
 from .source import bounded_int, end_position, error_at, shown_number, source_lines
+
+Item = tuple[Any, ...]
+"""A raw item (see `_build`): its words are lark Tokens or `_Word`s, which carry line and column."""
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _LINE = re.compile(
@@ -57,10 +61,10 @@ def parse_program(text: str, path: str = "<string>", name: str | None = None) ->
     return _build(items, lines, path, name)
 
 
-def _line_items(lines: list[str]) -> list | None:
+def _line_items(lines: list[str]) -> list[Item] | None:
     """The raw items of a file laid out one item per line, or None to let the
     grammar-driven parser decide (any other layout, any doubt, any error)."""
-    items: list = []
+    items: list[Item] = []
     for number, line in enumerate(lines, 1):
         found = _LINE.match(line)
         if found is None:
@@ -90,7 +94,7 @@ def _line_items(lines: list[str]) -> list | None:
     return items
 
 
-def _instr_item(found: re.Match, number: int):
+def _instr_item(found: re.Match[str], number: int) -> Item | None:
     cmp, val = bounded_int(found["cmp"]), bounded_int(found["val"])
     if _reserved(found["loc"]) or cmp > MAX_VALUE or val > MAX_VALUE:
         return None
@@ -106,8 +110,10 @@ def _instr_item(found: re.Match, number: int):
     )
 
 
-def _build(items: list, lines: list[str], path: str, name: str | None) -> Program:
-    test_name, init, threads = None, {}, []
+def _build(items: list[Item], lines: list[str], path: str, name: str | None) -> Program:
+    test_name: str | None = None
+    init: dict[str, int] = {}
+    threads: list[Item] = []
     for item in items:
         if isinstance(item, tuple) and item[0] == "test":
             token = item[1]
@@ -137,7 +143,7 @@ def _build(items: list, lines: list[str], path: str, name: str | None) -> Progra
     )
 
 
-def _build_thread(index: int, thread, lines, path) -> tuple[tuple[Instr, ...], tuple[Span, ...]]:
+def _build_thread(index: int, thread: Item, lines: list[str], path: str) -> tuple[tuple[Instr, ...], tuple[Span, ...]]:
     keyword_id, instrs = thread
     if bounded_int(keyword_id) != index:
         raise error_at(

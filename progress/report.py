@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 from .analyze import NO_FAIRNESS, TestReport, Verdict
 from .program import Program
-from .witness import Lasso
+from .witness import Lasso, LassoStep
+
+Fragments = dict[int | LassoStep, str]  # report_json's rendered lassos (by id) and steps
 
 TERMINATES = "guaranteed to terminate"
 MAY_NOT = "may not terminate"
@@ -81,7 +85,7 @@ def lasso_text(lasso: Lasso, program: Program, indent: str = "    ") -> str:
     return "\n".join(lines)
 
 
-def _step_text(index: int, step, program: Program) -> str:
+def _step_text(index: int, step: LassoStep, program: Program) -> str:
     memory = " ".join(f"{loc}={value}" for loc, value in step.memory)
     pcs = ",".join(str(pc) for pc in step.pcs)
     fair = "{" + ",".join(str(t) for t in step.fair) + "}"
@@ -90,9 +94,9 @@ def _step_text(index: int, step, program: Program) -> str:
     return f"{index:>3}  [{memory} | pc {pcs}] F={fair:<8} T{step.thread}:{step.instruction}  {instr}"
 
 
-def report_dict(report: TestReport, path: str) -> dict:
+def report_dict(report: TestReport, path: str) -> dict[str, Any]:
     """The JSON Lines object for one test."""
-    lassos: dict = {}
+    lassos: dict[int, dict[str, Any]] = {}
     return {
         "test": report.program.name,
         "file": path,
@@ -101,8 +105,8 @@ def report_dict(report: TestReport, path: str) -> dict:
     }
 
 
-def _verdict_dict(verdict: Verdict, lassos: dict) -> dict:
-    result = {
+def _verdict_dict(verdict: Verdict, lassos: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {
         "model": verdict.model,
         "fairness": verdict.fairness,
         "terminates": verdict.terminates,
@@ -115,14 +119,14 @@ def _verdict_dict(verdict: Verdict, lassos: dict) -> dict:
     return result
 
 
-def _cached_lasso_dict(lasso: Lasso, lassos: dict) -> dict:
+def _cached_lasso_dict(lasso: Lasso, lassos: dict[int, dict[str, Any]]) -> dict[str, Any]:
     """Verdicts often share one Lasso object; render it once."""
     if id(lasso) not in lassos:
         lassos[id(lasso)] = lasso_dict(lasso)
     return lassos[id(lasso)]
 
 
-def lasso_dict(lasso: Lasso) -> dict:
+def lasso_dict(lasso: Lasso) -> dict[str, Any]:
     return {
         "kind": lasso.kind,
         "loop_start": lasso.loop_start,
@@ -146,7 +150,7 @@ def report_json(report: TestReport, path: str) -> str:
     """`report_dict` as compact JSON text, byte for byte what
     `json.dumps(report_dict(report, path), separators=(",", ":"))` gives,
     written directly because verdicts share lassos and lassos share steps."""
-    fragments: dict = {}
+    fragments: Fragments = {}
     results = ",".join(_verdict_json(v, fragments) for v in report.verdicts)
     return (
         f'{{"test":{_string(report.program.name)},"file":{_string(path)},'
@@ -154,7 +158,7 @@ def report_json(report: TestReport, path: str) -> str:
     )
 
 
-def _verdict_json(verdict: Verdict, fragments: dict) -> str:
+def _verdict_json(verdict: Verdict, fragments: Fragments) -> str:
     terminates = "null" if verdict.terminates is None else ("true" if verdict.terminates else "false")
     witness = "null" if verdict.witness is None else _lasso_json(verdict.witness, fragments)
     text = (
@@ -167,7 +171,7 @@ def _verdict_json(verdict: Verdict, fragments: dict) -> str:
     return text + "}"
 
 
-def _lasso_json(lasso: Lasso, fragments: dict) -> str:
+def _lasso_json(lasso: Lasso, fragments: Fragments) -> str:
     key = id(lasso)
     if key not in fragments:
         escapes = ",".join(f'{{"step":{step},"thread":{thread}}}' for step, thread in lasso.escapes)
@@ -180,7 +184,7 @@ def _lasso_json(lasso: Lasso, fragments: dict) -> str:
     return fragments[key]
 
 
-def _step_json(step, fragments: dict) -> str:
+def _step_json(step: LassoStep, fragments: Fragments) -> str:
     if step not in fragments:
         memory = ",".join(f"{_string(loc)}:{value}" for loc, value in step.memory)
         fragments[step] = (
@@ -190,7 +194,7 @@ def _step_json(step, fragments: dict) -> str:
     return fragments[step]
 
 
-def _ints(values) -> str:
+def _ints(values: Iterable[int]) -> str:
     return ",".join(map(str, values))
 
 
