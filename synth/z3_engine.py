@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from typing import Any
 
 import z3
 
@@ -129,7 +130,7 @@ class Encoding:
         init = self.states.index(((0,) * self.bounds.locations, (0,) * len(self.lengths)))
         out = [reach[init], rank[init] == 0]
         out += [z3.And(r >= 0, r < count) for r in rank + drank]
-        preds = {s: [] for s in range(count)}
+        preds: dict[int, list[Any]] = {s: [] for s in range(count)}  # z3 expressions (z3 has no types)
         ends = []
         for s, state in enumerate(self.states):
             succ = self._successors(state)

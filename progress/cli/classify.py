@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -288,17 +289,17 @@ class _progress:
 
     def __init__(self, total: int):
         self.total = total
-        self.bar = None
+        self.bar: Any = None  # a rich Progress while a terminal shows it
 
     def __enter__(self):
         if sys.stderr.isatty() and self.total > 1:
             from rich.console import Console
             from rich.progress import Progress
 
-            self.bar = Progress(console=Console(stderr=True), transient=True)
-            self.bar.start()
-            task = self.bar.add_task("checking", total=self.total)
-            return lambda: self.bar.advance(task)
+            bar = self.bar = Progress(console=Console(stderr=True), transient=True)
+            bar.start()
+            task = bar.add_task("checking", total=self.total)
+            return lambda: bar.advance(task)
         return lambda: None
 
     def __exit__(self, *exc):
