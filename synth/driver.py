@@ -85,7 +85,7 @@ class Progress:
     judged_now: int = 0  # candidates judged in this session
     judging: float = 0.0  # worker seconds spent judging, this session
     classifying: float = 0.0  # worker seconds spent classifying, this session
-    workers: int = 1
+    workers: int = 0  # Dask worker threads connected (0: a local run)
     started: float = field(default_factory=time.monotonic)
     searching_since: float | None = None
     resumed_from: int = 0  # candidates already covered when this session started
@@ -189,7 +189,7 @@ def synthesize(store: Store, settings: Settings, on_progress: Callable[[Progress
     if settings.engine not in ENGINES:
         raise UsageError(f"unknown engine {settings.engine!r} (known: {', '.join(ENGINES)})")
     deadline = None if settings.time_limit is None else time.time() + settings.time_limit
-    progress = Progress(workers=settings.workers)
+    progress = Progress()
     try:
         stop = _search(store, settings, progress, deadline, on_progress)
     except KeyboardInterrupt:

@@ -1,4 +1,5 @@
-"""Shared fixtures: where the repository and the published suite live."""
+"""Shared fixtures: where the repository and the published suite live; the
+reference synthesis export the synth tests compare with."""
 
 from __future__ import annotations
 
@@ -21,3 +22,20 @@ def oopsla_dir() -> Path:
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
+
+
+def file_tree(root: Path) -> dict[str, bytes]:
+    """Every file under `root` (relative path -> bytes)."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="session")
+def reference(tmp_path_factory) -> dict[str, bytes]:
+    """An uninterrupted single-process run of 2t3i, exported (synth tests compare with it)."""
+    from progress.cli import main
+
+    root = tmp_path_factory.mktemp("reference")
+    with pytest.raises(SystemExit) as stop:
+        main(["synth", "-t", "2", "-i", "3", "--out", str(root / "run.db"), "--export", str(root / "export")])
+    assert stop.value.code == 0
+    return file_tree(root / "export")

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import file_tree
 
 from progress.cli import main
 from progress.parse import parse_program
@@ -26,18 +27,7 @@ def run(capsys, *args) -> tuple[int, str, str]:
     return stop.value.code, out, err
 
 
-def tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory) -> dict[str, bytes]:
-    """An uninterrupted single-process enum run of 2t3i, exported."""
-    root = tmp_path_factory.mktemp("reference")
-    with pytest.raises(SystemExit) as stop:
-        main(["synth", *SMALL, "--out", str(root / "run.db"), "--export", str(root / "export")])
-    assert stop.value.code == 0
-    return tree(root / "export")
+tree = file_tree
 
 
 def test_summary_and_export(tmp_path, capsys, reference):

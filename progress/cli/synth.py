@@ -199,6 +199,13 @@ def _rates(p: RunProgress) -> str:
     )
 
 
+def _workers(p: RunProgress) -> str:
+    """`; N workers` on a Dask run (N as the scheduler counts them now), nothing otherwise."""
+    if not p.workers:
+        return ""
+    return f"; {p.workers} worker{'s' if p.workers != 1 else ''}"
+
+
 def _count(number: float) -> str:
     for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
         if number >= limit:
@@ -223,12 +230,11 @@ def _run_with_progress(store: Store, settings: Settings) -> Outcome:
             if p.phase != "searching":
                 bar.update(task, total=None, line=f"{p.phase} ({p.elapsed:.0f} s)")
                 return
-            workers = f", {p.workers} workers" if p.workers > 1 else ""
             bar.update(
                 task,
                 total=p.candidates_total,
                 completed=p.candidates_done,
-                line=f"{p.found} tests, {p.judged} judged; {_rates(p)}{workers}",
+                line=f"{p.found} tests, {p.judged} judged; {_rates(p)}{_workers(p)}",
             )
 
         return synthesize(store, settings, show)
@@ -247,11 +253,10 @@ def _plain_reporter():
             return
         last[0] = now
         eta = "?" if p.eta is None else f"{p.eta:.0f}s"
-        workers = f", {p.workers} workers" if p.workers > 1 else ""
         click.echo(
             f"progress: {p.candidates_done}/{p.candidates_total} candidates covered, "
             f"units {p.units_done}/{p.units_total}, {p.judged} judged, {p.found} tests, "
-            f"{p.rate:.0f}/s, ETA {eta}; {_rates(p)}{workers}",
+            f"{p.rate:.0f}/s, ETA {eta}; {_rates(p)}{_workers(p)}",
             err=True,
         )
 
