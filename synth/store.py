@@ -124,6 +124,15 @@ class KeyCodec:
         for radix in self.radices:
             top *= radix
         self.width = max(1, (top - 1).bit_length() + 7 >> 3)
+        self.table = [self._instruction(number) for number in range(top)] if top <= 1 << 16 else None
+
+    def _instruction(self, number: int):
+        L, V, R, _, _ = self.radices
+        number, val = divmod(number, V)
+        number, xchg = divmod(number, 2)
+        number, target = divmod(number, R)
+        loc, cmp = divmod(number, V)
+        return (loc, cmp, target, bool(xchg), val)
 
     def pack(self, candidate: Candidate) -> bytes:
         out = bytearray(len(code) for code in candidate)
@@ -136,20 +145,18 @@ class KeyCodec:
 
     def unpack(self, blob: bytes) -> Candidate:
         lengths = blob[: self.threads]
-        L, V, R, _, _ = self.radices
-        codes = []
         at = self.threads
+        width, table = self.width, self.table
+        codes = []
         for n in lengths:
-            code = []
-            for _ in range(n):
-                number = int.from_bytes(blob[at : at + self.width], "big")
-                at += self.width
-                number, val = divmod(number, V)
-                number, xchg = divmod(number, 2)
-                number, target = divmod(number, R)
-                loc, cmp = divmod(number, V)
-                code.append((loc, cmp, target, bool(xchg), val))
-            codes.append(tuple(code))
+            if width == 1 and table is not None:
+                code = tuple(table[number] for number in blob[at : at + n])
+                at += n
+            else:
+                numbers = [int.from_bytes(blob[i : i + width], "big") for i in range(at, at + n * width, width)]
+                at += n * width
+                code = tuple(table[x] if table is not None else self._instruction(x) for x in numbers)
+            codes.append(code)
         return tuple(codes)
 
 

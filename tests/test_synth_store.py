@@ -107,6 +107,24 @@ def test_keys_round_trip_and_sort_in_export_order(bounds):
         assert codec.unpack(codec.pack(candidate)) == candidate
     by_bytes = sorted(candidates, key=codec.pack)
     assert by_bytes == sorted(candidates, key=canonical.sort_key)
+    codec.table = None  # the path for bounds too large for a lookup table
+    assert all(codec.unpack(codec.pack(c)) == c for c in candidates[:50])
+
+
+@pytest.mark.parametrize("bounds", [Bounds(2, 4), Bounds(3, 5), Bounds(2, 4, 3, 3)])
+def test_fast_export_rendering_is_the_reference_rendering(bounds):
+    from progress.synth import export
+
+    rng = random.Random(bounds.label)
+    labels = ("unfair", "fair/weak", "HSA/strong")
+    tests = sorted({random_candidate(bounds, rng) for _ in range(300)}, key=canonical.sort_key)
+    masks = [pack_verdicts(rng.choice("PF?") for _ in labels) for _ in tests]
+    entries = list(export.entries(zip(tests, masks), labels, bounds))
+    for number, ((path, text, row), candidate, mask) in enumerate(zip(entries, tests, masks)):
+        cells = unpack_verdicts(mask, len(labels))
+        name = f"synth_{bounds.label}_{number}"
+        assert text == export.axb_text(candidate, cells, labels, name, bounds)
+        assert path == f"{bounds.label}/{number}.axb" and row == f"{path}," + ",".join(cells)
 
 
 def test_a_test_takes_tens_of_bytes(tmp_path):
