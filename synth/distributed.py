@@ -122,6 +122,7 @@ def run_distributed(
                 break
         for future in running:
             results = future.result()
+            progress.shards += 1
             for result in results:
                 planner.learn(result)
             yield from results

@@ -86,6 +86,7 @@ class Progress:
     judging: float = 0.0  # worker seconds spent judging, this session
     classifying: float = 0.0  # worker seconds spent classifying, this session
     workers: int = 0  # Dask worker threads connected (0: a local run)
+    shards: int = 0  # Dask shards finished
     started: float = field(default_factory=time.monotonic)
     searching_since: float | None = None
     resumed_from: int = 0  # candidates already covered when this session started

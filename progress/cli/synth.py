@@ -201,10 +201,13 @@ def _rates(p: RunProgress) -> str:
 
 
 def _workers(p: RunProgress) -> str:
-    """`; N workers` on a Dask run (N as the scheduler counts them now), nothing otherwise."""
+    """`; N workers, S shards of W s` on a Dask run (N as the scheduler counts
+    them now; W the mean worker time per shard, against milliseconds of
+    scheduling), nothing otherwise."""
     if not p.workers:
         return ""
-    return f"; {p.workers} worker{'s' if p.workers != 1 else ''}"
+    mean = (p.judging + p.classifying) / p.shards if p.shards else 0.0
+    return f"; {p.workers} worker{'s' if p.workers != 1 else ''}, {p.shards} shards of {mean:.2f} s"
 
 
 def _count(number: float) -> str:
