@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from functools import lru_cache
 
-from progress import batch
 from progress.analyze import check_program, queries_for
 from progress.classify import Column, cell_text
 from progress.registry import all_models
@@ -67,6 +66,8 @@ def labels() -> tuple[str, ...]:
 def classify_batch(candidates: list[Candidate]) -> tuple[tuple[str, ...], list[int]]:
     """(labels, one verdict mask per candidate): every test under every
     verdict, all at once with the compiled batch classifier (`progress.batch`)."""
+    from progress import batch  # numpy + numba (~100 MB): only where tests are classified, not to export
+
     programs = [canonical.to_program(c) for c in candidates]
     return labels(), [pack_verdicts([cell_text(c) for c in cells]) for cells in batch.verdicts(programs, _queries())]
 

@@ -395,8 +395,9 @@ def _write_export(root: Path, store: Store, bounds: Bounds) -> int:
                 _write_small(str(root / name), text.encode())
                 csv.write(row + "\n")
                 written += 1
-        for stale in folder.glob("*.axb"):
-            match = re.fullmatch(r"(\d+)\.axb", stale.name)
-            if match and (int(match.group(1)) >= written or stale.name != f"{int(match.group(1))}.axb"):
-                stale.unlink()
+        with os.scandir(folder) as entries:  # streamed (Path.glob lists the whole directory first)
+            for entry in entries:
+                match = re.fullmatch(r"(\d+)\.axb", entry.name)
+                if match and (int(match.group(1)) >= written or entry.name != f"{int(match.group(1))}.axb"):
+                    os.unlink(entry.path)
     return written
