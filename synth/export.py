@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from progress.canonical import canonical_hash
 
 from . import canonical
-from .space import Bounds, Candidate
+from .space import Bounds, Candidate, Instruction
 from .store import unpack_verdicts
 
 
@@ -45,7 +45,7 @@ def entries(
     label = bounds.label
     synthesized = f"# synthesized by `{command_line(bounds)}`\n"
     by_mask: dict[int, tuple[str, str]] = {}  # mask -> (expect line, CSV cells)
-    lines: dict[tuple, str] = {}  # (instruction, thread length) -> its line
+    lines: dict[tuple[Instruction, int], str] = {}  # (instruction, thread length) -> its line
     for number, (candidate, mask) in enumerate(tests):
         verdicts = by_mask.get(mask)
         if verdicts is None:
@@ -63,7 +63,7 @@ def entries(
         yield path, text, f"{path},{verdicts[1]}"
 
 
-def _body(candidate: Candidate, lines: dict) -> str:
+def _body(candidate: Candidate, lines: dict[tuple[Instruction, int], str]) -> str:
     """The thread lines of a canonical candidate, as `Program.to_axb` and
     `progress.canonical.canonical_text` write them (locations are already
     l0, l1, ... in first-use order, so both agree)."""
