@@ -286,8 +286,8 @@ def markdown(rows: dict, meta: dict) -> str:
         "",
         f"Exports byte-identical: "
         f"{ {True: 'yes', False: 'NO', None: 'not compared in this run'}[new.get('same_export')] }. "
-        "A format-1 commit grows with the store (its two `COUNT(*)` scan every test); a format-2 commit does "
-        "not (running totals). Format 2's export holds one test at a time: its peak memory is the interpreter's "
+        "A format-1 commit grows with the store (its two `COUNT(*)` scan every test); a format-2 commit scans "
+        "nothing (running totals). Format 2's export holds one test at a time: its peak memory is the interpreter's "
         "and does not grow with the number of tests. What remains of a format-2 commit's growth is the B-tree's: "
         "a unit's tests land on more distinct leaf pages as the table grows (these random tests are the worst "
         "case; a real unit's tests are neighbours in the key order), bounded by the tests per unit.",
