@@ -80,7 +80,7 @@ def main() -> None:
     parser.add_argument("--out", default="docs/results")
     args = parser.parse_args()
     rows = []
-    with tempfile.TemporaryDirectory(dir=".") as folder:
+    with tempfile.TemporaryDirectory() as folder:
         best: dict[int, dict] = {}
         for attempt in range(args.repeat):
             for workers in (1, args.workers):
@@ -90,6 +90,10 @@ def main() -> None:
                     best[workers] = row
                 rows.append(row)
         identical = same(best[1]["export"], best[args.workers]["export"])
+        write(Path(args.out), args, rows, best, identical)  # before removing the exports (minutes on some disks)
+
+
+def write(out: Path, args, rows: list, best: dict, identical: bool) -> None:
     meta = {
         "machine": platform.platform(),
         "python": platform.python_version(),
@@ -101,7 +105,6 @@ def main() -> None:
         "engine": args.engine or "default",
     }
     result = {"meta": meta, "rows": rows, "best": best, "identical_exports": identical}
-    out = Path(args.out)
     (out / "workers.json").write_text(json.dumps(result, indent=2) + "\n")
     (out / "workers.md").write_text(markdown(result, args.workers))
 
