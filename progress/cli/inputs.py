@@ -76,7 +76,8 @@ def _walk(directory: Path, raw: str) -> list[Path | InputError]:
 
     for folder, subfolders, names in os.walk(directory, onerror=unreadable):
         subfolders.sort()
-        files += [Path(folder) / name for name in names if name.endswith(".axb")]
+        base = Path(folder)
+        files += [base / name for name in names if name.endswith(".axb")]
     if not files and not errors:
         raise InputError(f"no .axb files in directory {raw}")
     return [*sorted(files, key=_natural), *errors]
@@ -136,7 +137,6 @@ def read_text(path: Path) -> str:
         raise InputError(f"cannot read {path}: {error.strerror or error}") from None
     if len(data) > MAX_BYTES:
         raise InputError(f"cannot read {path}: larger than {MAX_BYTES // (1024 * 1024)} MiB")
-    path = Path(display(path))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -146,7 +146,7 @@ def read_text(path: Path) -> str:
         column = len(data[line_start : error.start].decode("utf-8", "replace")) + 1
         raise InputError(
             f"not UTF-8 text (byte 0x{data[error.start]:02x})",
-            SourcePosition(str(path), data[: error.start].count(b"\n") + 1, column, shown),
+            SourcePosition(display(path), data[: error.start].count(b"\n") + 1, column, shown),
         ) from None
 
 
