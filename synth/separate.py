@@ -43,9 +43,8 @@ from progress.classify import (
 )
 from progress.models.base import ProgressModel
 
-from . import canonical
-from .enum_engine import search_unit
-from .space import Bounds, Candidate, Space, partitions
+from . import canonical, fast_judge
+from .space import Bounds, Candidate, partitions
 
 MIN_THREADS = 2
 """Smaller programs are never tests: constraint 6 needs another thread to share a location with."""
@@ -258,14 +257,15 @@ def verdicts_of(candidate: Candidate, query_list: list[Query]) -> dict[str, bool
 
 
 def tests_by_unit(bounds: Bounds, on_unit: Callable[[int, int], None] | None = None) -> Iterable[list[Candidate]]:
-    """Every test of `bounds` (section 6), one list per work unit in the space's order."""
-    space = Space(bounds)
-    judges: dict = {}
-    for unit in space.units:
-        found, judged = search_unit(space, unit, judges)
+    """Every test of `bounds` (section 6), one list per work unit of the
+    streamed space, judged by the compiled judge (synth/fast_judge.py: the
+    same candidates and verdicts as the enum engine, tested there)."""
+    space = fast_judge.stream_space(bounds)
+    for unit_id in range(space.unit_count):
+        search = fast_judge.judge_unit(bounds, unit_id)
         if on_unit:
-            on_unit(judged, len(space.units))
-        yield [candidate for _, candidate in found]
+            on_unit(search.judged, space.unit_count)
+        yield list(search.found)
 
 
 def search_size(
