@@ -3,7 +3,8 @@
 Each error knows its exit status and how to render itself; the CLI is the one
 place that catches them. Exit statuses: 0 guaranteed to terminate / all
 expectations met, 1 may not terminate / mismatch, 2 bad input or usage,
-3 inconclusive (state bound or time limit).
+3 inconclusive (state bound or time limit); 70 an internal error (a bug,
+caught by the CLI's last-resort handler, never a verdict).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ EXIT_OK = 0
 EXIT_FAIL = 1
 EXIT_USAGE = 2
 EXIT_INCONCLUSIVE = 3
+EXIT_INTERNAL = 70  # EX_SOFTWARE: an unexpected exception, a bug; never 0-3
 
 
 class ProgressError(Exception):

@@ -39,14 +39,17 @@ def _accept_interrupts() -> None:
 
 
 import importlib  # noqa: E402
+import os  # noqa: E402
 import signal  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
+import traceback  # noqa: E402
 
 import click  # noqa: E402
 
 from .. import __version__  # noqa: E402
-from ..errors import ProgressError  # noqa: E402
+from ..errors import EXIT_INTERNAL, EXIT_USAGE, ProgressError  # noqa: E402
+from .outputs import GuardedStream, finish_output  # noqa: E402
 
 COMMANDS = {
     "check": "progress.cli.check:check",
@@ -89,6 +92,8 @@ def cli():
 EXIT_SIGINT, EXIT_SIGTERM = 130, 143
 """128 + the signal's number, as shells report a process killed by it."""
 
+REPORT_TO = "the progress maintainers' issue tracker, with the command line, its input files and `progress --version`"
+
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like SIGINT's KeyboardInterrupt so that every command
@@ -106,6 +111,12 @@ def _terminate(signum, frame):
 def main(argv=None) -> None:
     """Console entry point: the one catch site for the project's errors.
 
+    Every outcome is an exit status: the command's own, 2 for the project's
+    errors (and for standard output that cannot be written, flushed here so
+    `> /dev/full` is named, not a traceback at exit), 130 for Ctrl-C, 143 for
+    SIGTERM, and EXIT_INTERNAL (70) for anything unexpected: a bug, never a
+    verdict.
+
     Ctrl-C is a KeyboardInterrupt while a command runs (commands that write
     stores or files handle it: exit 130); SIGTERM is handled the same way
     (a KeyboardInterrupt subclass, `Terminated`: "terminated", exit 143), and
@@ -115,32 +126,65 @@ def main(argv=None) -> None:
     in_main = threading.current_thread() is threading.main_thread()  # only it may set handlers
     previous = signal.signal(signal.SIGTERM, _defer_interrupt) if in_main else None
     _terminated.clear()
+    stdout = sys.stdout
+    if stdout is not None:
+        sys.stdout = GuardedStream(stdout)
     try:
-        _run(argv)
-    except SystemExit as done:
-        if _terminated and done.code == EXIT_SIGINT:  # a command that handled the interrupt itself (synth)
-            raise SystemExit(EXIT_SIGTERM) from None
-        raise
+        code = _run(argv)
+        if _terminated and code == EXIT_SIGINT:  # a command that handled the interrupt itself (synth)
+            code = EXIT_SIGTERM
+        failed = finish_output(sys.stdout) if stdout is not None else None
+        if failed is not None and code not in (EXIT_INTERNAL, EXIT_SIGINT, EXIT_SIGTERM):
+            if code != failed.exit_code:  # else the command already said so
+                _say(failed.render())
+            code = failed.exit_code
     finally:
+        sys.stdout = stdout
         if argv is None and in_main:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
         elif in_main:
             signal.signal(signal.SIGTERM, previous)
+    sys.exit(code)
 
 
-def _run(argv) -> None:
+def _run(argv) -> int:
+    """Run the command; its exit status, every error rendered on standard error."""
     try:
         code = cli.main(args=argv, prog_name="progress", standalone_mode=False)
         _accept_interrupts()
+    except SystemExit as done:
+        code = done.code
     except ProgressError as error:
-        click.echo(error.render(), err=True)
-        sys.exit(error.exit_code)
+        _say(error.render())
+        return error.exit_code
     except (click.exceptions.Abort, KeyboardInterrupt) as error:
         terminated = isinstance(error, Terminated) or isinstance(error.__cause__, Terminated)
-        click.echo("terminated" if terminated else "interrupted", err=True)
-        sys.exit(EXIT_SIGTERM if terminated else EXIT_SIGINT)
+        _say("terminated" if terminated else "interrupted")
+        return EXIT_SIGTERM if terminated else EXIT_SIGINT
     except click.ClickException as error:
-        error.show()
-        sys.exit(2 if error.exit_code == 2 else error.exit_code)
-    sys.exit(code or 0)
+        try:
+            error.show()
+        except OSError:
+            pass
+        return 2 if error.exit_code == 2 else error.exit_code
+    except Exception as error:  # the last resort: a bug must not read as a verdict
+        _say(f"progress: internal error: {type(error).__name__}: {error}")
+        _say(f"this is a bug in progress, not a verdict (exit {EXIT_INTERNAL}); please report it to {REPORT_TO}")
+        if os.environ.get("PROGRESS_DEBUG"):
+            traceback.print_exc()
+        else:
+            _say("(PROGRESS_DEBUG=1 prints the traceback)")
+        return EXIT_INTERNAL
+    if code is None or isinstance(code, int):
+        return code or 0
+    _say(str(code))
+    return EXIT_USAGE
+
+
+def _say(text: str) -> None:
+    """A line on standard error; if even that cannot be written, the exit status still tells."""
+    try:
+        click.echo(text, err=True)
+    except (OSError, ValueError):
+        pass

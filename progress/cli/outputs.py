@@ -1,5 +1,6 @@
 """Writing results: missing directories are made, and a failure to write is a
-usage error (exit 2) naming the path, never a traceback."""
+usage error (exit 2) naming the path, never a traceback; the same for
+standard output (GuardedStream, finish_output)."""
 
 from __future__ import annotations
 
@@ -87,3 +88,61 @@ def write_stdout(data: str | bytes) -> None:
         except (OSError, ValueError):  # no real file descriptor (a test's capture)
             pass
         raise UsageError(f"cannot write standard output: {error.strerror or error}") from None
+
+
+class OutputError(UsageError):
+    """Standard output cannot be written (a full disk, a closed pipe): exit 2."""
+
+
+class GuardedStream:
+    """Standard output with its write failures named: an OSError from write,
+    writelines or flush (also through `.buffer`, for bytes) becomes an
+    OutputError, so `progress ... > /dev/full` is exit 2 with one line, not a
+    traceback. Everything else is the wrapped stream's."""
+
+    def __init__(self, stream, name: str = "standard output"):
+        self._stream = stream
+        self._name = name
+
+    def _guard(self, method: str, *args):
+        try:
+            return getattr(self._stream, method)(*args)
+        except OSError as error:
+            raise OutputError(f"cannot write {self._name}: {error.strerror or error}") from None
+
+    def write(self, data):
+        return self._guard("write", data)
+
+    def writelines(self, lines):
+        return self._guard("writelines", lines)
+
+    def flush(self):
+        return self._guard("flush")
+
+    @property
+    def buffer(self):
+        return GuardedStream(self._stream.buffer, self._name)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def finish_output(stream) -> OutputError | None:
+    """Flush standard output at the end of a command. On failure, point file
+    descriptor 1 at /dev/null (so the interpreter's own flush at exit cannot
+    fail again and print a traceback) and return the error to report."""
+    try:
+        stream.flush()
+    except OutputError as error:
+        failed = error
+    except OSError as error:
+        failed = OutputError(f"cannot write standard output: {error.strerror or error}")
+    else:
+        return None
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, stream.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return failed
