@@ -116,7 +116,7 @@ def location_numbers(locations: tuple[str, ...]) -> dict[str, int]:
 
 def _instr_text(ins: Instr, index: int, length: int, loc: int) -> str:
     target = END if ins.target == length else str(ins.target)
-    if ins.xchg and ins.is_store(index):
+    if ins.xchg and ins.is_store(index) and ins.cmp == 0:
         return f"atomic_store({loc},{ins.val})"  # the branch goes to index + 1 either way
     if ins.xchg:
         return f"atomic_exch_branch({loc},{ins.cmp},{ins.val},{target})"

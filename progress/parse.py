@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .program import MAX_VALUE, Instr, Program, Span
+from .program import KEYWORDS, MAX_VALUE, Instr, Program, Span
 from .source import bounded_int, end_position, error_at, shown_number, source_lines
 
 Item = tuple[Any, ...]
@@ -29,12 +29,11 @@ _LINE = re.compile(
     rf"[ \t]*(?P<target>end|[0-9]+)[ \t]*,[ \t]*(?P<xchg>true|false)[ \t]*,[ \t]*(?P<val>[0-9]+)[ \t]*\))?"
     rf"[ \t]*(?:#[^\r\n]*)?$"
 )
-_RESERVED = frozenset({"end", "true", "false", "test", "init", "thread"})
 
 
 def _reserved(word: str) -> bool:
     """Keywords cannot name a test or a location (`axb` in any case)."""
-    return word in _RESERVED or word.lower() == "axb"
+    return word in KEYWORDS or word.lower() == "axb"
 
 
 class _Word(str):

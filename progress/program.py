@@ -6,12 +6,24 @@ programs are equal iff they mean the same test under the same names.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
 MAX_VALUE = 2**31 - 1
 """Largest value or init a test may use: GPU memory cells are 32-bit signed."""
+
+NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+"""A test or location name in `.axb`: letters, digits and `_`, not starting with a digit."""
+
+KEYWORDS = frozenset({"end", "true", "false", "test", "init", "thread"})
+"""Words that cannot name a test or a location (nor can `axb`, in any case)."""
+
+
+def is_name(word: str) -> bool:
+    """Whether `word` can be written as a test or location name in `.axb`."""
+    return re.fullmatch(NAME, word) is not None and word not in KEYWORDS and word.lower() != "axb"
 
 
 class Span(NamedTuple):
@@ -75,10 +87,18 @@ class Program:
         return sum(len(t) for t in self.threads)
 
     def to_axb(self) -> str:
-        """The program as `.axb` text that parses back to an equal program."""
-        lines = [f"test {self.name}"]
+        """The program as `.axb` text that parses back to an equal program.
+        A name `.axb` cannot spell (`0`, the stem of `0.axb`) gets no `test`
+        line, so the text still reads, and a file named after it (`0.axb`)
+        names the test the same again."""
+        lines = [f"test {self.name}" if is_name(self.name) else f"# test {_comment(self.name)} (named by its file)"]
         lines += [f"init {loc} = {value}" for loc, value in self.init]
         for tid, thread in enumerate(self.threads):
             lines.append(f"thread {tid}")
             lines += [f"  {ins.text(len(thread))}" for ins in thread]
         return "\n".join(lines) + "\n"
+
+
+def _comment(text: str) -> str:
+    """`text` fit for one comment line (no line breaks or control characters)."""
+    return "".join(char if char.isprintable() else "?" for char in text)

@@ -10,6 +10,7 @@ import click
 from ..artifact import parse_artifact, to_artifact
 from ..canonical import canonical_text
 from ..errors import EXIT_OK, InputError, UsageError
+from ..program import is_name
 from ..promela import to_promela
 from ..registry import find_model
 from .inputs import expand, load, read_text, suite_names
@@ -27,7 +28,12 @@ SUFFIX = {"axb": ".axb", "artifact": ".txt", "promela": ".pml"}
     default=None,
     help="A .axb file (one input) or a directory (one .axb per input, named after it).",
 )
-@click.option("--name", default=None, help="The test's name (one input only). Default: the file's stem.")
+@click.option(
+    "--name",
+    default=None,
+    help="The test's name (one input only; letters, digits, _). Default: the file's stem"
+    " (written as a `test` line only when it is a valid name).",
+)
 def import_command(files, output, name):
     """Convert the OOPSLA'21 artifact's text form (THREAD0, atomic_exch_branch(l, c, x, t),
     atomic_chk_branch(l, c, t), atomic_store(l, v), target END) into .axb.
@@ -36,6 +42,10 @@ def import_command(files, output, name):
     """
     if name is not None and len(files) > 1:
         raise UsageError("--name needs exactly one input file")
+    if name is not None and not is_name(name):
+        raise UsageError(
+            f"--name {name!r} is not a test name: letters, digits and _, not starting with a digit, not a keyword"
+        )
     programs = [parse_artifact(read_text(path), str(path), name or path.stem) for path in files]
     texts = [p.to_axb() for p in programs]
     _write_all(list(map(str, files)), list(files), texts, output, ".axb")
