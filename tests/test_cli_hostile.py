@@ -30,6 +30,7 @@ FILES = {
     "target.txt": f"THREAD0\natomic_chk_branch(0, 1, {BIG})\n",
     "good.txt": "THREAD0\natomic_store(0, 1)\n",
     "good.axb": TEST,
+    "results.csv": "test,plain\npaper/mutex.axb,P\n",
 }
 
 
@@ -93,6 +94,7 @@ COMMANDS = {
     "show": ["show", MUTEX, "--model", "OBE", "--weak"],
     "show-dot": ["show", MUTEX, "--model", "OBE", "--weak", "--format", "dot"],
     "models": ["models"],
+    "conform": ["conform", "results.csv", "--suite", MUTEX.parents[1]],
     "synth": ["synth", "-t", "2", "-i", "2", "--out", "s.db"],
     "help": ["--help"],
 }

@@ -10,7 +10,7 @@ import re
 import shutil
 
 import pytest
-from test_port_spin import spin_terminates
+from spin_oracle import spin_terminates
 
 from progress.analyze import check_program, queries_for
 from progress.parse import parse_program
