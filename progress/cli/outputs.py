@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from ..errors import UsageError
 
@@ -100,34 +101,34 @@ class GuardedStream:
     OutputError, so `progress ... > /dev/full` is exit 2 with one line, not a
     traceback. Everything else is the wrapped stream's."""
 
-    def __init__(self, stream, name: str = "standard output"):
+    def __init__(self, stream: Any, name: str = "standard output") -> None:
         self._stream = stream
         self._name = name
 
-    def _guard(self, method: str, *args):
+    def _guard(self, method: str, *args: Any) -> Any:
         try:
             return getattr(self._stream, method)(*args)
         except OSError as error:
             raise OutputError(f"cannot write {self._name}: {error.strerror or error}") from None
 
-    def write(self, data):
+    def write(self, data: Any) -> Any:
         return self._guard("write", data)
 
-    def writelines(self, lines):
+    def writelines(self, lines: Any) -> Any:
         return self._guard("writelines", lines)
 
-    def flush(self):
+    def flush(self) -> Any:
         return self._guard("flush")
 
     @property
-    def buffer(self):
+    def buffer(self) -> GuardedStream:
         return GuardedStream(self._stream.buffer, self._name)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 
-def finish_output(stream) -> OutputError | None:
+def finish_output(stream: Any) -> OutputError | None:
     """Flush standard output at the end of a command. On failure, point file
     descriptor 1 at /dev/null (so the interpreter's own flush at exit cannot
     fail again and print a traceback) and return the error to report."""
