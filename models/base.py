@@ -1,4 +1,4 @@
-"""The contract of a progress model (SPEC section 3).
+"""The contract of a progress model (docs/semantics.md section 3).
 
 A model is a name, a one-line definition, and `fair(enabled, memory, n)`: the
 fair set F of a state, given the bitmask of enabled threads (bit t set iff
@@ -42,7 +42,7 @@ class ProgressModel:
     """A progress model: `fair(enabled, memory, n) -> F` as a thread bitmask.
 
     `below` names the models immediately below this one in the fairness
-    order (SPEC section 5); `rank` orders tables; `has_fairness=False` marks
+    order (docs/semantics.md section 5); `rank` orders tables; `has_fairness=False` marks
     a model whose F is always empty, so weak and strong coincide.
     """
 

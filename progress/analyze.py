@@ -85,7 +85,7 @@ def _decide_all(
 
     Two queries on one LTS with equal fairness and equal F on every cycle get
     the same witness set (lassos may still differ in F along the path), and a
-    weak pass implies a strong pass (SPEC section 4)."""
+    weak pass implies a strong pass (docs/semantics.md section 4)."""
     n = len(program.threads)
     products: dict[int, _Annotated] = {}
     fair_of: dict[str, tuple[list[int], tuple[int, ...]]] = {}

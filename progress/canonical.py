@@ -1,4 +1,4 @@
-"""Canonical form and hash of a test (SPEC section 6).
+"""Canonical form and hash of a test (docs/semantics.md section 6).
 
 Two programs are the same test iff one becomes the other by renaming
 locations. The canonical form renames locations in order of first use

@@ -1,4 +1,4 @@
-"""Non-termination witnesses under weak and strong fairness (SPEC section 4).
+"""Non-termination witnesses under weak and strong fairness (docs/semantics.md section 4).
 
 `fair[s]` is the bitmask F of state s. Both checks return the states of a
 witness set (sorted), or None when the test is guaranteed to terminate.

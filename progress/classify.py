@@ -1,4 +1,4 @@
-"""Classify a suite (SPEC section 5): the verdict matrix, conformance and
+"""Classify a suite (docs/semantics.md section 5): the verdict matrix, conformance and
 distinguishing tests by the lattice rule or by the paper's rule.
 
 Pure: works on check results and model objects; no files, no printing.
@@ -166,7 +166,7 @@ def fairness_class(matrix: Matrix, row: Row) -> str | None:
 
 
 def paper_rule(matrix: Matrix, models: list[ProgressModel]) -> Classification:
-    """Table 4's rule (SPEC section 5): credit each weak (strong) test to the
+    """Table 4's rule (docs/semantics.md section 5): credit each weak (strong) test to the
     first of PAPER_MODELS it passes under weak (strong) fairness; conformance
     adds the credits of the paper's models below in the fairness order."""
     names = [n for n in PAPER_MODELS if any(m.name == n for m in models)]

@@ -1,5 +1,5 @@
 """Labelled transition systems: the reachable program LTS and its product
-with a model's memory (SPEC section 4).
+with a model's memory (docs/semantics.md section 4).
 
 States are numbered in breadth-first order from 0 (the initial state); each
 state's successors are listed by increasing thread id, one per enabled thread.

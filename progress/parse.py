@@ -1,4 +1,4 @@
-"""Parse `.axb` text into a Program (SPEC section 2).
+"""Parse `.axb` text into a Program (docs/semantics.md section 2).
 
 Two front ends produce the same raw items: a line recognizer for files laid
 out one item per line (the usual layout, no lark needed), and the

@@ -1,4 +1,4 @@
-"""Programs: the immutable result of parsing a test (SPEC section 1).
+"""Programs: the immutable result of parsing a test (docs/semantics.md section 1).
 
 Spans record where a node came from; they are ignored by equality, so two
 programs are equal iff they mean the same test under the same names.
@@ -43,7 +43,7 @@ class Instr(NamedTuple):
     val: int
 
     def is_store(self, index: int) -> bool:
-        """A store in SPEC section 6's sense: the branch goes where pc+1 goes."""
+        """A store in docs/semantics.md section 6's sense: the branch goes where pc+1 goes."""
         return self.target == index + 1
 
     def text(self, thread_length: int) -> str:

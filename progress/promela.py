@@ -12,7 +12,7 @@ fair iff for every thread u, infinitely often (u is not in F, or u steps).
 holds at a step; each wrap-around passes the `accept` label. So SPIN's
 acceptance-cycle search (`pan -a`) finds a cycle iff a weakly fair
 non-terminating run exists, i.e. iff the test may not terminate under the
-model with weak fairness (SPEC section 4). Pure: returns text.
+model with weak fairness (docs/semantics.md section 4). Pure: returns text.
 """
 
 from __future__ import annotations

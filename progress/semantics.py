@@ -1,4 +1,4 @@
-"""The step relation of SPEC section 1 on compact states.
+"""The step relation of docs/semantics.md section 1 on compact states.
 
 A state is one flat tuple: the memory cells (in `Program.locations` order)
 followed by one program counter per thread. Thread t is enabled iff

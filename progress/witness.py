@@ -1,4 +1,4 @@
-"""Turn a witness set into a lasso a person can read (SPEC section 4).
+"""Turn a witness set into a lasso a person can read (docs/semantics.md section 4).
 
 A lasso is a path from the initial state to a loop inside the witness set,
 then the loop. The loop is built so that it is itself a valid witness: under

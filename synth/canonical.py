@@ -1,4 +1,4 @@
-"""Candidates <-> Programs, and the one key per test (SPEC section 6).
+"""Candidates <-> Programs, and the one key per test (docs/semantics.md section 6).
 
 Two programs are the same test iff one becomes the other by renaming
 locations; thread ids and values are not symmetric. Memory starts at 0, so

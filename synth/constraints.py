@@ -1,4 +1,4 @@
-"""SPEC section 6 judged directly on a Program's explicit LTS: the reference
+"""docs/semantics.md section 6 judged directly on a Program's explicit LTS: the reference
 that the engines are checked against, and the explanation of why a given
 test is not wanted.
 
@@ -24,7 +24,7 @@ from .space import Bounds
 
 
 class Constraint(IntEnum):
-    """The constraints of SPEC section 6, numbered as there."""
+    """The constraints of docs/semantics.md section 6, numbered as there."""
 
     END_STATE = 1
     POSSIBLE_TERMINATION = 2
@@ -64,7 +64,7 @@ def outside(program: Program, bounds: Bounds) -> str | None:
 
 
 def violations(program: Program, first_only: bool = False) -> list[Violation]:
-    """Every constraint of SPEC section 6 that `program` breaks, in order;
+    """Every constraint of docs/semantics.md section 6 that `program` breaks, in order;
     with `first_only`, stop at the first found (static ones are tried first)."""
     found = _meaningful(program) + _sharing(program)
     if found and first_only:

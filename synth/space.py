@@ -1,4 +1,4 @@
-"""The bounded candidate space of SPEC section 6, statically pruned and cut
+"""The bounded candidate space of docs/semantics.md section 6, statically pruned and cut
 into deterministic work units.
 
 An instruction is a tuple `(loc, cmp, target, xchg, val)` of ints (xchg a

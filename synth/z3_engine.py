@@ -1,4 +1,4 @@
-"""The `z3` engine: SPEC section 6 as one SMT problem per thread-length
+"""The `z3` engine: docs/semantics.md section 6 as one SMT problem per thread-length
 partition, every solution enumerated, each canonical class blocked whole.
 The only module that imports z3.
 

@@ -2,17 +2,17 @@
 
 It shares nothing with progress.semantics, progress.lts, progress.graph,
 progress.check or progress.models; it reads only the `Program` dataclass.
-Everything is written straight from SPEC sections 1, 3 and 4, favouring
+Everything is written straight from docs/semantics.md sections 1, 3 and 4, favouring
 obviousness over speed:
 
 - a state is (memory, pcs, model state): memory a sorted tuple of
   (location, value), pcs a tuple, the model state the frozenset of threads that
   have taken a step (for models that remember it) or the empty frozenset;
-- F is computed from SPEC section 3's table with Python sets;
+- F is computed from docs/semantics.md section 3's table with Python sets;
 - strongly connected components come from reachability closure (s ~ t iff
   each reaches the other), not from Tarjan;
 - weak: a component with an edge inside in which every thread that is in F in
-  all its states steps on some edge inside it (SPEC: a sub-set never helps;
+  all its states steps on some edge inside it (docs/semantics.md: a sub-set never helps;
   `weak_by_subsets` checks that claim on tiny LTSs by trying every subset);
 - strong: the greatest fixpoint "drop states with no cycle in their component
   or with a fair step leaving their component"; whatever survives is a witness,
@@ -27,7 +27,7 @@ from itertools import combinations
 
 from progress.program import Program
 
-# SPEC section 3's table. Each entry: does the model remember who started, and
+# docs/semantics.md section 3's table. Each entry: does the model remember who started, and
 # F(enabled, started, n) as a set of thread ids.
 MODELS = {
     "unfair": (False, lambda enabled, started: set()),
@@ -72,7 +72,7 @@ def enabled_threads(program: Program, state: tuple) -> list[int]:
 
 
 def step(program: Program, state: tuple, thread: int, remembers: bool) -> tuple:
-    """SPEC section 1: old = mem[loc]; if xchg: mem[loc] = val; jump if old == cmp."""
+    """docs/semantics.md section 1: old = mem[loc]; if xchg: mem[loc] = val; jump if old == cmp."""
     memory, pcs, started = state
     ins = program.threads[thread][pcs[thread]]
     cells = dict(memory)
@@ -131,7 +131,7 @@ def internal_edges(lts: BruteLTS, members) -> list:
 
 
 def weak_ok(lts: BruteLTS, members) -> bool:
-    """SPEC section 4, weak: an edge inside, and every thread fair in all of
+    """docs/semantics.md section 4, weak: an edge inside, and every thread fair in all of
     `members` steps inside (`members` must be strongly connected)."""
     inside = internal_edges(lts, members)
     if not inside:

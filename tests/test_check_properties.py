@@ -145,7 +145,7 @@ def _describe(verdicts: dict) -> None:
 @settings(max_examples=80, **SETTINGS)
 @given(st.one_of(programs(max_threads=3, max_length=2), st.sampled_from(suite())))
 def test_whole_components_suffice(program):
-    """SPEC section 4's claims behind the oracle, checked by trying every subset."""
+    """docs/semantics.md section 4's claims behind the oracle, checked by trying every subset."""
     for model in ("unfair", "HSA", "OBE", "fair"):
         try:
             lts = brute.explore(program, model, limit=11)

@@ -83,7 +83,7 @@ def test_matrix_csv_has_the_artifact_layout_and_verdicts(oopsla_dir, oopsla_csv)
     assert {row[11] for row in ours[1:]} == {"F"}
     hashes = {row[0]: row[12] for row in ours[1:]}
     assert all(hashes[name] == canonical_hash(load(oopsla_dir / name)) for name in ("2t2i/0.axb", "3t4i/104.axb"))
-    # Location-renaming duplicates (SPEC section 6) share a hash: 20 in the suite (README).
+    # Location-renaming duplicates (docs/semantics.md section 6) share a hash: 20 in the suite (README).
     assert len(hashes) - len(set(hashes.values())) == 20
 
 

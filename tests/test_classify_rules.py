@@ -1,9 +1,9 @@
-"""The classification rules (SPEC section 5) on the OOPSLA'21 suite and on
+"""The classification rules (docs/semantics.md section 5) on the OOPSLA'21 suite and on
 small hand-made matrices.
 
 Oracles: the artifact's CADP verdicts (classified without our checker), the
 paper's Table 4 as printed, and the lattice order written out by hand below
-from SPEC section 5's sentence (not derived from the models' `below`).
+from docs/semantics.md section 5's sentence (not derived from the models' `below`).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ LATTICE_483 = {
     ("fair", "strong"): (50, 483),
 }
 
-# SPEC 5: unfair < HSA, OBE < HSA+OBE < LOBE < fair; weak < strong; unfair the bottom.
+# docs/semantics.md section 5: unfair < HSA, OBE < HSA+OBE < LOBE < fair; weak < strong; unfair the bottom.
 MODEL_ORDER_BELOW = {
     "unfair": set(),
     "HSA": {"unfair"},
@@ -84,7 +84,7 @@ def _cadp_matrix(oopsla_dir) -> Matrix:
 
 
 def _by_hand(matrix: Matrix) -> dict:
-    """distinguishing/conformance straight from SPEC 5 with MODEL_ORDER_BELOW."""
+    """distinguishing/conformance straight from docs/semantics.md section 5 with MODEL_ORDER_BELOW."""
     result = {}
     for point in matrix.columns:
 

@@ -1,4 +1,4 @@
-"""The heuristics' index arithmetic (SPEC section 7), checked against the
+"""The heuristics' index arithmetic (docs/semantics.md section 7), checked against the
 paper's formulas written out independently and against brute-force properties."""
 
 from __future__ import annotations

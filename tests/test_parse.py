@@ -1,6 +1,6 @@
 """The `.axb` parser: positioned errors for every bad input, and fuzzing.
 
-Each error class of SPEC section 2 must render as `file:line:col: error: ...`,
+Each error class of docs/semantics.md section 2 must render as `file:line:col: error: ...`,
 then the offending line and a caret under the column; the CLI exits 2 with no
 traceback. The property tests feed the parser random and mutated text:
 nothing but InputError may escape, and `to_axb()` must round-trip.

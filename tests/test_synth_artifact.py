@@ -1,4 +1,4 @@
-"""The published suite against SPEC section 6 and the synthesizer: every
+"""The published suite against docs/semantics.md section 6 and the synthesizer: every
 artifact test that meets the constraints is found again in its
 configuration; those that do not are pinned with the constraint they break."""
 

@@ -1,4 +1,4 @@
-"""SPEC section 6 constraints: one hand-made program per constraint that
+"""docs/semantics.md section 6 constraints: one hand-made program per constraint that
 only it rejects, judged by the reference (`constraints.violations`) and by
 the enum engine's static pruning + LTS judge."""
 

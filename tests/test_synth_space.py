@@ -74,7 +74,7 @@ def test_units_tile_the_pruned_space_and_every_candidate_is_canonical():
 
 
 def test_pruned_candidates_break_a_constraint():
-    """Everything dropped statically (canonical but not in a segment) breaks SPEC section 6."""
+    """Everything dropped statically (canonical but not in a segment) breaks docs/semantics.md section 6."""
     bounds = Bounds(2, 2)
     space = Space(bounds)
     kept = {c for unit in space.units for _, c in space.candidates(unit)}

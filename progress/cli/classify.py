@@ -42,7 +42,7 @@ from .outputs import write_file
     type=click.Choice(RULES),
     default=LATTICE,
     show_default=True,
-    help="lattice: SPEC section 5's definitions; paper: how the paper's Table 4 was counted.",
+    help="lattice: docs/semantics.md section 5's definitions; paper: how the paper's Table 4 was counted.",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="md", show_default=True)
 @click.option(

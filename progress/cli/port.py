@@ -58,7 +58,9 @@ def import_command(files, output, name):
 @click.option("--model", "-m", "model_name", default=None, metavar="MODEL", help="The model (promela only).")
 @click.option("--weak", "fairness", flag_value="weak", default=True, help="Weak fairness (default; promela).")
 @click.option("--strong", "fairness", flag_value="strong", help="Refused: Promela export encodes weak fairness.")
-@click.option("--canonical", is_flag=True, help="axb: the canonical form (locations renamed, SPEC section 6).")
+@click.option(
+    "--canonical", is_flag=True, help="axb: the canonical form (locations renamed, docs/semantics.md section 6)."
+)
 @click.option(
     "-o",
     "--output",

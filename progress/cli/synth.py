@@ -1,4 +1,4 @@
-"""`progress synth`: exhaustive synthesis of the tests wanted by SPEC section 6."""
+"""`progress synth`: exhaustive synthesis of the tests wanted by docs/semantics.md section 6."""
 
 from __future__ import annotations
 
@@ -110,7 +110,7 @@ def synth(
     throttle,
     unit_size,
 ):
-    """Find every test within the bounds that meets SPEC section 6, one per
+    """Find every test within the bounds that meets docs/semantics.md section 6, one per
     location-renaming class, classify it under every model, and prove that
     no other exists (or say how much was covered).
 

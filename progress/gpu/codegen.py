@@ -2,7 +2,7 @@
 
 A test thread becomes a run of labelled statements, one per instruction, and
 control flow is `goto`, so the generated code follows the AXB semantics
-(SPEC section 1) one instruction at a time:
+(docs/semantics.md section 1) one instruction at a time:
 
     T<t>_<i>:  old = mem[loc] atomically (exchanging `val` in if xchg);
                if old == cmp goto T<t>_<target>;   else fall through

@@ -1,4 +1,4 @@
-"""Which progress models a device's results are consistent with (SPEC sections 5, 7).
+"""Which progress models a device's results are consistent with (docs/semantics.md sections 5, 7).
 
 conformance(m) is the set of tests guaranteed to terminate under m (at m's
 fairness). A device *violates* m when some test of conformance(m) failed on

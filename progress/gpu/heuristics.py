@@ -1,4 +1,4 @@
-"""The paper's three launch heuristics as pure index arithmetic (SPEC section 7).
+"""The paper's three launch heuristics as pure index arithmetic (docs/semantics.md section 7).
 
 One test thread per workgroup. With N test threads and M instances:
 
