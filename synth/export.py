@@ -5,7 +5,8 @@ Files are `<T>t<I>i/<n>.axb`, numbered from 0 in the order of
 bytes depend only on the set of tests: two runs of the same bounds, with
 either engine, any number of workers, interrupted or not, export the same.
 Each file records its canonical hash and its verdicts as an `# expect:` line
-(the format of litmus/); `verdicts.csv` has the artifact's layout.
+(the format of litmus/); `verdicts.csv` has the artifact's column order
+(csv_order), `unfair` last.
 
 Everything is a generator over tests already in export order (the store
 streams them so), so exporting holds one test at a time.
@@ -34,8 +35,18 @@ def csv_name(bounds: Bounds) -> str:
     return f"{bounds.label}/verdicts.csv"
 
 
+def csv_order(labels: tuple[str, ...]) -> list[int]:
+    """The artifact's column order (data/oopsla21/cadp_verdicts.csv) as indices
+    into `labels`: every `/weak` column, then every `/strong` one, each in the
+    models' order, then the columns without fairness (`unfair`), which the
+    artifact lacks; the order of `progress classify --matrix`."""
+    weak = [i for i, label in enumerate(labels) if label.endswith("/weak")]
+    strong = [i for i, label in enumerate(labels) if label.endswith("/strong")]
+    return weak + strong + [i for i in range(len(labels)) if i not in weak and i not in strong]
+
+
 def csv_header(labels: tuple[str, ...]) -> str:
-    return "test," + ",".join(labels) if labels else "test"
+    return ",".join(["test"] + [labels[i] for i in csv_order(labels)])
 
 
 def entries(
@@ -46,12 +57,13 @@ def entries(
     synthesized = f"# synthesized by `{command_line(bounds)}`\n"
     by_mask: dict[int, tuple[str, str]] = {}  # mask -> (expect line, CSV cells)
     lines: dict[tuple[Instruction, int], str] = {}  # (instruction, thread length) -> its line
+    order = csv_order(labels)
     for number, (candidate, mask) in enumerate(tests):
         verdicts = by_mask.get(mask)
         if verdicts is None:
             cells = unpack_verdicts(mask, len(labels))
             expect = " | ".join(f"{name} {cell}" for name, cell in zip(labels, cells))
-            verdicts = by_mask[mask] = (f"# expect: {expect}\n", ",".join(cells))
+            verdicts = by_mask[mask] = (f"# expect: {expect}\n", ",".join(cells[i] for i in order))
         path = f"{label}/{number}.axb"
         name = f"synth_{label}_{number}"
         if canonical.is_canonical(candidate):

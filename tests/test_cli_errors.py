@@ -164,3 +164,12 @@ def test_show_refuses_to_write_a_png_to_a_terminal(repo):
         os.close(follower)
         os.close(leader)
     assert done.returncode == 2 and "a PNG is binary: give -o FILE.png" in done.stderr
+
+
+def test_model_takes_a_comma_separated_list(repo):
+    status, out, err = run("check", "litmus/paper/mutex.axb", "--model", "HSA,obe", "-m", "OBE", "--weak", cwd=repo)
+    assert status == 1, err
+    assert "  HSA  " in out and "  OBE  " in out and "LOBE" not in out and "fair" not in out
+    assert "3 verdict(s)" not in out and "checked 1 test(s): 1 verdict(s) guaranteed to terminate, 1 may not" in out
+    status, _, err = run("check", "litmus/paper/mutex.axb", "--model", "HSA,", cwd=repo)
+    assert status == 2 and "--model 'HSA,' has an empty model name" in err

@@ -23,7 +23,7 @@ from .inputs import display, expand_each, read_text
     "model_names",
     multiple=True,
     metavar="MODEL",
-    help="Check under this model only (repeatable). Default: every registered model.",
+    help="Check under this model only (repeatable, or a list: HSA,OBE). Default: every registered model.",
 )
 @click.option("--weak", is_flag=True, help="Weak fairness only.")
 @click.option("--strong", is_flag=True, help="Strong fairness only.")
@@ -66,7 +66,7 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
     not terminate, 2 bad input, 3 some check was inconclusive. With
     --expect-header: 0 every expectation holds, 1 some does not, 2 bad input.
     """
-    models = list(dict.fromkeys(find_model(name) for name in model_names)) or list(all_models())
+    models = list(dict.fromkeys(find_model(name) for name in _model_list(model_names))) or list(all_models())
     if weak and strong:
         raise UsageError("--weak and --strong exclude each other (give neither for both)")
     if time_limit is not None and not math.isfinite(time_limit):
@@ -103,6 +103,17 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
             click.echo(_text(report, display(path), len(queries) == 1, show_witness))
     click.echo(_summary(tally, expect_header), err=fmt == "json")
     raise SystemExit(_exit_code(tally, expect_header))
+
+
+def _model_list(values: tuple[str, ...]) -> list[str]:
+    """The model names of every --model value, each a name or a comma-separated list."""
+    names = []
+    for value in values:
+        for name in value.split(","):
+            if not name.strip():
+                raise UsageError(f"--model {value!r} has an empty model name (write e.g. --model HSA,OBE)")
+            names.append(name.strip())
+    return names
 
 
 def _selected(expected: dict, queries) -> dict:
