@@ -7,7 +7,7 @@ distinct model memory (tabulated: memory values are small integers and
 `after[k, m, t]` is the next one), decomposes each product into SCCs once,
 and decides every model on it with F read from `fair[j, enabled, memory]`:
 
-- weak (SPEC section 4, as `progress.check.weak_witness`): some SCC with an
+- weak (docs/semantics.md section 4, as `progress.check.weak_witness`): some SCC with an
   edge inside in which every thread that is in F in all its states steps on an
   edge inside it;
 - strong (as `progress.check.strong_witness`): the greatest fixpoint of
