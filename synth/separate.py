@@ -1,4 +1,4 @@
-"""Tests that separate two verdicts: pass A, fail B, and meet SPEC section 6.
+"""Tests that separate two verdicts: pass A, fail B, and meet docs/semantics.md section 6.
 
 `separate(a, b, limit, rule)` searches sizes in increasing order (threads,
 then instructions; locations and values are resolved inside a size, see

@@ -237,7 +237,7 @@ class SeparationEncoding(Encoding):
     Product states are (program state, model memory) for every memory value
     the model can reach with these threads; F of each is concrete (the
     enabled threads follow from the pcs). The lasso is a set S of product
-    states (SPEC section 4's witness):
+    states (docs/semantics.md section 4's witness):
     - every state of S is reachable (rank-justified from the initial state);
     - S is strongly connected: one root, every state of S reached from it
       and reaching it by steps inside S (both rank-justified), and every

@@ -1,5 +1,5 @@
 """Every file the tool writes reads back: `import` (artifact text to .axb),
-`export` (.axb, canonical .axb, the artifact's text) and `synth --export`,
+`export` (.axb, canonical .axb, the artifact's text, Promela into SPIN) and `synth --export`,
 whatever the test is called. A name `.axb` cannot spell (`0`, the stem of
 `0.txt`; `my-test`; a keyword) is written without a `test` line, so the file
 still reads and, named after its stem, names the test the same again; a bad
@@ -7,9 +7,11 @@ still reads and, named after its stem, names the test the same again; a bad
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
+from spin_oracle import spin_terminates
 
 from progress.artifact import parse_artifact
 from progress.canonical import canonical_text
@@ -96,3 +98,14 @@ def test_synth_export_reads_back_and_meets_its_headers(tmp_path, capsys):
     code, out, err = cli(capsys, "check", tmp_path / "x", "--expect-header")
     assert code == 0, out + err
     assert "bad input" not in out and "do not" in out and ", 0 do not" in out
+
+
+@pytest.mark.skipif(shutil.which("spin") is None or shutil.which("gcc") is None, reason="SPIN and gcc not installed")
+def test_exported_promela_reads_back_into_spin_whatever_the_name(tmp_path, capsys):
+    (tmp_path / "0.axb").write_text("thread 0\n  AXB(x, 0, end, true, 1)\nthread 1\n  AXB(x, 0, 0, false, 0)\n")
+    code, _, err = cli(
+        capsys, "export", tmp_path / "0.axb", "--format", "promela", "--model", "OBE", "-o", tmp_path / "t.pml"
+    )
+    assert code == 0, err
+    # Thread 1 spins on x before thread 0 ever starts: OBE does not make thread 0 run.
+    assert spin_terminates((tmp_path / "t.pml").read_text(), tmp_path / "spin") is False

@@ -16,7 +16,7 @@ invocation per workgroup (`@workgroup_size(1)`) and per-instance memory:
 Workgroup w is `workgroup_id.y * params.width + workgroup_id.x` (the host may
 spread W workgroups over two dispatch dimensions); ids >= W return at once.
 
-AXB semantics (SPEC section 1), as in the CUDA kernel: an exchanging AXB is
+AXB semantics (docs/semantics.md section 1), as in the CUDA kernel: an exchanging AXB is
 `atomicExchange`, a non-exchanging one `atomicOr(p, 0)` (a read-modify-write
 that leaves the value), both relaxed (WGSL atomics are relaxed).
 
