@@ -206,7 +206,7 @@ def test_compiled_judge_agrees_with_the_reference_judge(case):
 
 
 def test_tests_at_every_bound_are_tests():
-    """A sample of 2t5i tests (one unit) meets SPEC section 6 by the reference judge."""
+    """A sample of 2t5i tests (one unit) meets docs/semantics.md section 6 by the reference judge."""
     found = judge_unit(Bounds(2, 5), 80).found
     assert len(found) > 1000
     for candidate in itertools.islice(found, 0, None, len(found) // 100):
