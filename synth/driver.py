@@ -15,8 +15,10 @@ Contracts:
 
 from __future__ import annotations
 
+import _thread
 import os
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -87,6 +89,7 @@ class Progress:
     classifying: float = 0.0  # worker seconds spent classifying, this session
     workers: int = 0  # Dask worker threads connected (0: a local run)
     shards: int = 0  # Dask shards finished
+    deadline_hit: bool = False  # the time limit passed while the space was being built
     started: float = field(default_factory=time.monotonic)
     searching_since: float | None = None
     resumed_from: int = 0  # candidates already covered when this session started
@@ -194,7 +197,7 @@ def synthesize(store: Store, settings: Settings, on_progress: Callable[[Progress
     try:
         stop = _search(store, settings, progress, deadline, on_progress)
     except KeyboardInterrupt:
-        stop = StopReason.INTERRUPTED
+        stop = StopReason.TIME_LIMIT if progress.deadline_hit else StopReason.INTERRUPTED
     try:
         store.set_params({"stop": stop.value})
         store.delete_params("owner")
@@ -212,7 +215,9 @@ def _search(
 ) -> StopReason:
     if on_progress:
         on_progress(progress)
-    sizes = unit_sizes(settings.engine, settings.bounds, settings.unit_size)
+    sizes = _build(settings, progress, deadline, on_progress)
+    if sizes is None:
+        return StopReason.TIME_LIMIT
     store.set_params({"units_total": len(sizes), "candidates_total": sum(sizes)})
     done = store.done_units()
     progress.units_total, progress.candidates_total = len(sizes), sum(sizes)
@@ -239,6 +244,41 @@ def _search(
         if on_progress:
             on_progress(progress)
     return StopReason.EXHAUSTED if progress.units_done >= progress.units_total else StopReason.TIME_LIMIT
+
+
+def _build(
+    settings: Settings, progress: Progress, deadline: float | None, on_progress: Callable[[Progress], None] | None
+) -> list[int] | None:
+    """The units' sizes (building the space), or None if the deadline passed
+    first: a watcher thread reports progress every second while the space is
+    built and, at the deadline, interrupts the build (`interrupt_main`)."""
+    finished = threading.Event()
+    lock = threading.Lock()
+
+    def watch() -> None:
+        while not finished.wait(1.0):
+            with lock:
+                if finished.is_set():
+                    return
+                if deadline is not None and time.time() >= deadline:
+                    progress.deadline_hit = True
+                    _thread.interrupt_main()
+                    return
+            if on_progress:
+                on_progress(progress)
+
+    watcher = threading.Thread(target=watch, name="space-watch", daemon=True)
+    watcher.start()
+    try:
+        sizes = unit_sizes(settings.engine, settings.bounds, settings.unit_size)
+    except KeyboardInterrupt:
+        if progress.deadline_hit:
+            return None
+        raise
+    finally:
+        with lock:
+            finished.set()
+    return sizes
 
 
 def _results(

@@ -239,6 +239,48 @@ def test_time_limit_counts_building_the_space(tmp_path, monkeypatch):
     assert phases[0] == "building the space"
 
 
+def test_a_long_space_build_is_cut_at_the_time_limit_and_reported_meanwhile(tmp_path, monkeypatch):
+    """A build that would take 30 s stops at the 1.5 s limit, with progress reports every second."""
+    from progress.synth import driver
+    from progress.synth.store import Store
+
+    def endless(*args):
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            time.sleep(0.01)
+        raise AssertionError("the build was not cut")
+
+    monkeypatch.setattr(driver, "unit_sizes", endless)
+    phases = []
+    started = time.monotonic()
+    with Store(tmp_path / "s.db") as store:
+        settings = driver.Settings(driver.Bounds(2, 3), time_limit=1.5)
+        driver.open_run(store, settings, resume=False)
+        outcome = driver.synthesize(store, settings, lambda p: phases.append((p.phase, round(p.elapsed))))
+        assert store.params()["stop"] == "time limit"
+    assert outcome.stop is driver.StopReason.TIME_LIMIT and time.monotonic() - started < 10
+    assert [phase for phase, _ in phases] == ["building the space"] * len(phases) and len(phases) >= 2
+
+
+def test_a_run_stopped_while_building_does_not_build_to_describe(tmp_path, capsys, monkeypatch):
+    from progress.synth import driver
+
+    def endless(*args):
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            time.sleep(0.01)
+        raise AssertionError("the build was not cut")
+
+    monkeypatch.setattr(driver, "unit_sizes", endless)
+    monkeypatch.setattr("progress.cli.synth.space_summary", endless)
+    started = time.monotonic()
+    code, out, err = run(capsys, *SMALL, "--out", str(tmp_path / "a.db"), "--time-limit", "1.2")
+    assert code == 3 and time.monotonic() - started < 10
+    assert "space: not built (stopped while building it)" in out
+    assert "stopped at the time limit: covered nothing, the time went to building the space" in out
+    assert "progress: building the space (1." in err
+
+
 def test_building_the_space_is_shown(tmp_path, capsys):
     code, _, err = run(capsys, "-t", "2", "-i", "2", "--out", str(tmp_path / "a.db"))
     assert code == 0 and err.splitlines()[0].startswith("progress: building the space (")

@@ -270,19 +270,27 @@ def _plain_reporter():
 def _summary(outcome: Outcome, bounds: Bounds, path: Path, store: Store, elapsed: float) -> str:
     p = outcome.progress
     engine = outcome.params["engine"]
-    sizes = space_summary(bounds, outcome.params.get("unit_size", UNIT_SIZE), engine)
-    pruned = sizes["after_static_pruning"]
-    if pruned is None:  # a streamed space counts them as it judges
-        pruned = p.judged if outcome.stop is StopReason.EXHAUSTED else "(counted as judged)"
+    if p.phase != "searching":  # stopped while the space was built: do not build it now to describe it
+        space = "space: not built (stopped while building it)"
+    else:
+        sizes = space_summary(bounds, outcome.params.get("unit_size", UNIT_SIZE), engine)
+        pruned = sizes["after_static_pruning"]
+        if pruned is None:  # a streamed space counts them as it judges
+            pruned = p.judged if outcome.stop is StopReason.EXHAUSTED else "(counted as judged)"
+        space = (
+            f"space: {sizes['programs']} programs meeting constraint 4, {sizes['canonical']} up to renaming "
+            f"locations, {pruned} left after static pruning"
+        )
     lines = [
         f"synth {bounds.label}: {bounds.threads} threads, {bounds.instructions} instructions, "
         f"<= {bounds.locations} locations, values 0..{bounds.values - 1}; engine {outcome.params['engine']}",
-        f"space: {sizes['programs']} programs meeting constraint 4, {sizes['canonical']} up to renaming "
-        f"locations, {pruned} left after static pruning",
+        space,
         f"{_judged(outcome.params['engine'], p.judged)}; tests found: {store.count_tests()}; time: {elapsed:.2f} s; "
         f"stored in {path}",
     ]
     covered = f"{p.candidates_done} of {p.candidates_total} candidates ({_percent(p)})"
+    if p.phase != "searching":
+        covered = "nothing, the time went to building the space"
     lines.append(
         {
             StopReason.EXHAUSTED: "complete: no other test exists within these bounds",
