@@ -150,7 +150,7 @@ def test_cli_runs_wgpu_with_the_same_layout_and_conform_reads_it(tmp_path, backe
     assert [set(d) for d in details] == [
         {"test", "heuristic", "threads", "instances", "workgroups", "result", "failed_instances", "seconds"}
     ] * 6
-    assert [(d["heuristic"], d["workgroups"]) for d in details[:3]] == [("plain", 2), ("rr", 6), ("chunked", 6)]
+    assert [(d["heuristic"], d["workgroups"]) for d in details[:3]] == [("plain", 2), ("rr", 2 * n), ("chunked", 2 * n)]
     capsys.readouterr()
     with pytest.raises(SystemExit) as exit_info:
         main(["conform", str(out), "--suite", str(DATA), "--format", "json"])
