@@ -33,7 +33,7 @@ from .work import ENGINES, run_units, space_sizes, unit_sizes
 FORMAT = 1
 """Version of the stored run's parameters; a resume refuses another."""
 
-DEFAULT_ENGINE = "enum"
+DEFAULT_ENGINE = "compiled"
 """The faster engine, chosen by benchmarks/bench_synth.py (docs/results/synth.md)."""
 
 STALE_OWNER = 600.0

@@ -31,7 +31,8 @@ def file_tree(root: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="session")
 def reference(tmp_path_factory) -> dict[str, bytes]:
-    """An uninterrupted single-process run of 2t3i, exported (synth tests compare with it)."""
+    """An uninterrupted single-process run of 2t3i with the default engine (compiled), exported
+    (synth tests compare with it)."""
     from progress.cli import main
 
     root = tmp_path_factory.mktemp("reference")

@@ -18,6 +18,9 @@ from progress.parse import parse_program
 from progress.synth.constraints import violations
 
 SMALL = ["--threads", "2", "--instructions", "3"]
+ENUM = ["--engine", "enum"]
+"""The kill/resume/status tests use the enum engine: its units are 32 candidates,
+so 2t3i has 54 of them to interrupt (the default compiled engine's 2t3i is 2 units)."""
 
 
 def run(capsys, *args) -> tuple[int, str, str]:
@@ -37,7 +40,8 @@ def test_summary_and_export(tmp_path, capsys, reference):
     assert "space: 25088 programs meeting constraint 4, 12544 up to renaming locations, 1708 left" in out
     assert "judged: 1708 candidates; tests found: 162;" in out
     assert "fair/strong" in out and "exported 162 test(s)" in out
-    assert "progress: 1708/1708 candidates covered" in err
+    assert "engine compiled" in out  # the default
+    assert "progress: 25088/25088 candidates covered" in err  # compiled covers raw indices
     assert tree(tmp_path / "x") == reference  # same bounds, same bytes
     files = sorted((tmp_path / "x" / "2t3i").glob("*.axb"))
     assert len(files) == 162
@@ -63,6 +67,13 @@ def test_export_is_read_by_progress_check(tmp_path, capsys, oopsla_dir):
     assert "# expect: unfair F | fair/weak" in text
 
 
+def test_enum_engine_exports_the_same_bytes(tmp_path, capsys, reference):
+    code, out, err = run(capsys, *SMALL, *ENUM, "--out", str(tmp_path / "e.db"), "--export", str(tmp_path / "x"))
+    assert code == 0 and "engine enum" in out and "judged: 1708 candidates; tests found: 162;" in out
+    assert "progress: 1708/1708 candidates covered" in err
+    assert tree(tmp_path / "x") == reference
+
+
 def test_z3_engine_exports_the_same_bytes(tmp_path, capsys, reference):
     code, out, _ = run(
         capsys, *SMALL, "--engine", "z3", "--out", str(tmp_path / "z.db"), "--export", str(tmp_path / "x")
@@ -73,11 +84,13 @@ def test_z3_engine_exports_the_same_bytes(tmp_path, capsys, reference):
 
 def test_time_limit_then_resume(tmp_path, capsys, reference):
     db = str(tmp_path / "t.db")
-    slow = ["--unit-size", "64", "--throttle", "0.05"]
+    slow = [*ENUM, "--unit-size", "64", "--throttle", "0.05"]
     code, out, _ = run(capsys, *SMALL, *slow, "--out", db, "--time-limit", "0.3")
     assert code == 3
     assert "stopped at the time limit: covered " in out and "continue with --resume" in out
-    code, out, _ = run(capsys, *SMALL, "--unit-size", "64", "--out", db, "--resume", "--export", str(tmp_path / "x"))
+    code, out, _ = run(
+        capsys, *SMALL, *ENUM, "--unit-size", "64", "--out", db, "--resume", "--export", str(tmp_path / "x")
+    )
     assert code == 0 and "complete:" in out
     assert tree(tmp_path / "x") == reference
 
@@ -110,6 +123,7 @@ def start(db: Path) -> subprocess.Popen:
         "from progress.cli import main; main()",
         "synth",
         *SMALL,
+        *ENUM,
         "--unit-size",
         "32",
         "--throttle",
@@ -141,7 +155,7 @@ def test_killed_mid_run_then_resumed(tmp_path, capsys, reference, how):
         assert process.returncode == -signal.SIGKILL
     assert 3 <= units_done(db) < 54  # 1708 candidates in units of 32
     code, out, _ = run(
-        capsys, *SMALL, "--unit-size", "32", "--out", str(db), "--resume", "--export", str(tmp_path / "x")
+        capsys, *SMALL, *ENUM, "--unit-size", "32", "--out", str(db), "--resume", "--export", str(tmp_path / "x")
     )
     assert code == 0 and "tests found: 162;" in out
     assert units_done(db) == 54
@@ -335,7 +349,7 @@ def test_status_while_running_killed_and_done(tmp_path, capsys):
         code, text = status(capsys, db)
         assert code == 0 and f"state: running (process {process.pid})" in text, text
         assert "units: " in text and " of 54 done" in text and "tests found:" in text, text
-        code, out, err = run(capsys, *SMALL, "--unit-size", "32", "--out", str(db), "--resume")
+        code, out, err = run(capsys, *SMALL, *ENUM, "--unit-size", "32", "--out", str(db), "--resume")
         assert code == 2 and f"being searched by process {process.pid}" in err
     finally:
         process.kill()

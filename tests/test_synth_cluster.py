@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_synth_cli import SMALL, tree, units_done
+from test_synth_cli import ENUM, SMALL, tree, units_done
 
 DASK = Path(sys.executable).parent / "dask"
 
@@ -93,6 +93,7 @@ def test_cluster_over_tcp_with_a_worker_killed(tmp_path, cluster, reference):
             "from progress.cli import main; main()",
             "synth",
             *SMALL,
+            *ENUM,  # 54 units to interrupt (compiled's 2t3i is 2)
             "--unit-size",
             "32",
             "--throttle",

@@ -173,10 +173,10 @@ def test_parameters_and_resume_checks(tmp_path):
         with pytest.raises(UsageError, match="holds no run"):
             open_run(store, settings, resume=True)
         open_run(store, settings, resume=False)
-        assert store.params()["threads"] == 2 and store.params()["engine"] == "enum"
+        assert store.params()["threads"] == 2 and store.params()["engine"] == "compiled"  # the default
         with pytest.raises(UsageError, match="already holds a run"):
             open_run(store, settings, resume=False)
-        with pytest.raises(UsageError, match="engine=enum \\(not z3\\)"):
+        with pytest.raises(UsageError, match="engine=compiled \\(not z3\\)"):
             open_run(store, Settings(Bounds(2, 2), engine="z3"), resume=True)
         outcome = synthesize(store, settings)
         assert outcome.stop is StopReason.EXHAUSTED and outcome.params["stop"] == "exhausted"

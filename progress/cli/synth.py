@@ -51,8 +51,8 @@ EXIT_INTERRUPTED = 130
     type=click.Choice(ENGINES),
     default=DEFAULT_ENGINE,
     show_default=True,
-    help="enum: explicit LTS per candidate; z3: the whole problem in Z3; compiled: enum's judge in numba over a "
-    "streamed space (no space to build, memory independent of the bounds: use it beyond 2t4i).",
+    help="compiled: enum's judge in numba over a streamed space (no space to build, memory independent of the "
+    "bounds); enum: explicit LTS per candidate in Python; z3: the whole problem in Z3 (both cross-checks).",
 )
 @click.option(
     "--out",
