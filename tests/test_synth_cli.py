@@ -362,3 +362,44 @@ def test_status_while_running_killed_and_done(tmp_path, capsys):
     assert "state: stopped (exhausted)" in text and "units: 54 of 54 done (100.0%)" in text, text
     code, text = status(capsys, tmp_path / "none.db")
     assert code == 2 and "no such run" in text
+
+
+# Keys files (synth/keys.py): --save-keys, then --from-keys --export rebuilds the same bytes.
+
+
+def test_keys_file_rebuilds_the_export(tmp_path, capsys, reference):
+    keys_file = tmp_path / "k" / "2t3i.keys.gz"
+    code, out, _ = run(capsys, *SMALL, "--out", str(tmp_path / "a.db"), "--save-keys", str(keys_file))
+    assert code == 0 and "wrote 162 test(s) to" in out
+    code, out, _ = run(capsys, "--from-keys", str(keys_file), "--export", str(tmp_path / "x"))
+    assert code == 0 and "exported 162 test(s) from" in out
+    assert tree(tmp_path / "x") == reference
+    again = tmp_path / "again.keys.gz"  # deterministic: the same run gives the same bytes
+    code, _, _ = run(capsys, "--resume", "--out", str(tmp_path / "a.db"), "--save-keys", str(again))
+    assert code == 0 and again.read_bytes() == keys_file.read_bytes()
+
+
+@pytest.mark.parametrize("damage", ["missing", "not-gzip", "no-header", "truncated", "out-of-order", "no-export"])
+def test_bad_keys_file_is_one_line_exit_2(tmp_path, capsys, damage):
+    import gzip
+    import json
+
+    path = tmp_path / "k.keys.gz"
+    header = {"format": "progress-synth-keys", "version": 1, "threads": 2, "instructions": 2, "locations": 2}
+    header |= {"values": 2, "labels": ["unfair"], "tests": 2, "mask_bytes": 1}
+    record = bytes([4, 1, 1, 0, 0, 0])  # lengths 1, 1, two instructions, verdict F
+    body = {
+        "not-gzip": b"plain text",
+        "no-header": gzip.compress(b"{}\n"),
+        "truncated": gzip.compress(json.dumps(header).encode() + b"\n" + record),
+        "out-of-order": gzip.compress(json.dumps(header).encode() + b"\n" + record + record),
+        "no-export": gzip.compress(json.dumps(header).encode() + b"\n"),
+    }.get(damage)
+    if body is not None:
+        path.write_bytes(body)
+    extra = [] if damage == "no-export" else ["--export", str(tmp_path / "x")]
+    code, out, err = run(capsys, "--from-keys", str(path), *extra)
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert ("needs --export" in err) if damage == "no-export" else (str(path) in err), err

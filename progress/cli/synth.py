@@ -6,6 +6,7 @@ import os
 import re
 import socket
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -13,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ..errors import EXIT_INCONCLUSIVE, EXIT_OK, UsageError
-from ..synth import export
+from ..synth import export, keys
 from ..synth.driver import (
     DEFAULT_ENGINE,
     Outcome,
@@ -27,7 +28,7 @@ from ..synth.driver import (
 from ..synth.driver import (
     Progress as RunProgress,
 )
-from ..synth.space import UNIT_SIZE, Bounds
+from ..synth.space import UNIT_SIZE, Bounds, Candidate
 from ..synth.store import Store
 from ..synth.work import ENGINES
 from .outputs import writing
@@ -92,6 +93,20 @@ EXIT_INTERRUPTED = 130
     metavar="RUN.db",
     help="Show the state of the run in RUN.db (running or not) and exit.",
 )
+@click.option(
+    "--save-keys",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Also write the tests as a compact keys file (canonical keys + verdict masks, gzip; docs/synth.md).",
+)
+@click.option(
+    "--from-keys",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Rebuild the tests from a keys file (no search): with --export DIR, write them as a run's export would.",
+)
 @click.option("--throttle", type=click.FloatRange(min=0), default=0.0, hidden=True)
 @click.option("--unit-size", type=click.IntRange(min=1), default=UNIT_SIZE, hidden=True)
 def synth(
@@ -107,6 +122,8 @@ def synth(
     workers,
     scheduler,
     status_of,
+    save_keys,
+    from_keys,
     throttle,
     unit_size,
 ):
@@ -116,6 +133,8 @@ def synth(
 
     `--status RUN.db` shows a run's state, also while it runs; `--resume
     --out RUN.db` continues a stopped run (the bounds are read from it).
+    `--from-keys FILE --export DIR` rebuilds the export from a keys file
+    written by `--save-keys FILE`.
 
     Exit status: 0 complete, 2 bad usage, 3 stopped at the time limit,
     130 interrupted.
@@ -123,6 +142,11 @@ def synth(
     try:
         if status_of:
             click.echo(_status(Path(status_of)))
+            raise SystemExit(EXIT_OK)
+        if from_keys:
+            if not export_dir:
+                raise UsageError("--from-keys FILE needs --export DIR")
+            _export_keys(Path(from_keys), Path(export_dir))
             raise SystemExit(EXIT_OK)
         if resume and out and threads is None and instructions is None:
             threads, instructions, locations, values, engine, unit_size = _stored_run(Path(out))
@@ -133,13 +157,13 @@ def synth(
         bounds = Bounds(threads, instructions, locations, values)
         settings = Settings(bounds, engine, time_limit, workers, scheduler, throttle, unit_size)
         path = Path(out or f"synth-{bounds.label}.db")
-        _run(path, settings, resume, Path(export_dir) if export_dir else None)
+        _run(path, settings, resume, Path(export_dir) if export_dir else None, Path(save_keys) if save_keys else None)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         raise SystemExit(EXIT_INTERRUPTED) from None
 
 
-def _run(path: Path, settings: Settings, resume: bool, export_dir: Path | None) -> None:
+def _run(path: Path, settings: Settings, resume: bool, export_dir: Path | None, keys_path: Path | None) -> None:
     bounds = settings.bounds
     with _open_store(path) as store:
         open_run(store, settings, resume)
@@ -149,8 +173,12 @@ def _run(path: Path, settings: Settings, resume: bool, export_dir: Path | None) 
         store.set_params({"elapsed": round(elapsed, 3)})
         click.echo(_summary(outcome, bounds, path, store, elapsed))
         if export_dir:
-            written = _write_export(export_dir, store, bounds)
+            written = _write_export(export_dir, store.tests(), store.labels(), bounds)
             click.echo(f"exported {written} test(s) to {export_dir / bounds.label}")
+        if keys_path:
+            with writing(keys_path), open(keys_path, "wb") as file:
+                written = keys.write(file, bounds, store.labels(), store.tests())
+            click.echo(f"wrote {written} test(s) to {keys_path}")
     raise SystemExit(
         {
             StopReason.EXHAUSTED: EXIT_OK,
@@ -389,17 +417,23 @@ def _write_small(path: str, data: bytes) -> None:
         os.close(fd)
 
 
-def _write_export(root: Path, store: Store, bounds: Bounds) -> int:
+def _export_keys(path: Path, root: Path) -> None:
+    """`--from-keys FILE --export DIR`: the export, from a keys file."""
+    with keys.KeysFile(path) as source:
+        written = _write_export(root, source.tests(), source.labels, source.bounds)
+    click.echo(f"exported {written} test(s) from {path} to {root / source.bounds.label}")
+
+
+def _write_export(root: Path, tests: Iterable[tuple[Candidate, int]], labels: tuple[str, ...], bounds: Bounds) -> int:
     """Stream the tests out one file at a time; remove numbered .axb files
     left by an earlier, larger export. Memory does not grow with the tests."""
     folder = root / bounds.label
     written = 0
     with writing(root / export.csv_name(bounds)):
         folder.mkdir(parents=True, exist_ok=True)
-        labels = store.labels()
         with open(root / export.csv_name(bounds), "w", encoding="utf-8", newline="") as csv:
             csv.write(export.csv_header(labels) + "\n")
-            for name, text, row in export.entries(store.tests(), labels, bounds):
+            for name, text, row in export.entries(tests, labels, bounds):
                 _write_small(str(root / name), text.encode())
                 csv.write(row + "\n")
                 written += 1
