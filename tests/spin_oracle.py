@@ -52,14 +52,14 @@ def weak_verdicts(path: Path, models: Sequence[ProgressModel]) -> dict[str, bool
 
 
 def sample(oopsla_dir: Path, models: Sequence[ProgressModel], per_group: int) -> dict[Path, dict[str, bool | None]]:
-    """`per_group` (>= 2) tests evenly spread over each group, with our verdicts,
+    """`per_group` (>= 1) tests evenly spread over each group (1: the first), with our verdicts,
     plus a test with the missing verdict for any model whose verdicts are all alike."""
-    assert per_group >= 2
+    assert per_group >= 1
     chosen = {}
     for group in GROUPS:
         files = expand([str(oopsla_dir / group)])
         for k in range(per_group):
-            path = files[round(k * (len(files) - 1) / (per_group - 1))]
+            path = files[round(k * (len(files) - 1) / max(per_group - 1, 1))]
             chosen[path] = weak_verdicts(path, models)
     for model in models:
         for wanted in (True, False):
