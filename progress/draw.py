@@ -52,33 +52,13 @@ def picture(program: Program, model: ProgressModel, fairness: str, max_states: i
     fair = fair_sets(lts, model, n)
     mode = fairness if model.has_fairness else WEAK
     members = witness(lts, fair, mode)
+    shown = (program, model, fairness if model.has_fairness else NO_FAIRNESS, explored, lts, fair)
     if members is None:
-        return Picture(
-            program,
-            model,
-            fairness if model.has_fairness else NO_FAIRNESS,
-            explored,
-            lts,
-            fair,
-            frozenset(),
-            None,
-            (),
-            (),
-        )
+        return Picture(*shown, frozenset(), None, (), ())
     lasso = build_lasso(explored, lts, fair, members, mode)
     edges = follow(lts, [step.thread for step in lasso.steps])
-    return Picture(
-        program,
-        model,
-        fairness if model.has_fairness else NO_FAIRNESS,
-        explored,
-        lts,
-        fair,
-        frozenset(members),
-        lasso,
-        tuple(edges[: lasso.loop_start]),
-        tuple(edges[lasso.loop_start :]),
-    )
+    loop_start = lasso.loop_start
+    return Picture(*shown, frozenset(members), lasso, tuple(edges[:loop_start]), tuple(edges[loop_start:]))
 
 
 def follow(lts: LTS, threads: list[int]) -> list[Edge]:
