@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from run_meta import run_meta
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
@@ -153,14 +153,7 @@ def main() -> None:
         data["spin"] = spin(args.per_group, args.workers)
         print(json.dumps(data["spin"]), file=sys.stderr, flush=True)
     data["agree"] = all(r["agree"] for r in data.get("engines", [])) and data.get("spin", {}).get("agree", True)
-    data["meta"] = {
-        "machine": platform.platform(),
-        "python": platform.python_version(),
-        "cpus": os.cpu_count(),
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "command": "python benchmarks/bench_agreement.py " + " ".join(sys.argv[1:]),
-        "load_average": os.getloadavg(),
-    }
+    data["meta"] = run_meta("bench_agreement.py")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "agreement.json").write_text(json.dumps(data, indent=2) + "\n")

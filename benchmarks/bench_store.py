@@ -19,7 +19,6 @@ import argparse
 import filecmp
 import json
 import os
-import platform
 import random
 import shutil
 import sqlite3
@@ -28,6 +27,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from run_meta import run_meta
 
 from progress.synth import canonical
 from progress.synth.export import command_line
@@ -237,14 +238,7 @@ def main() -> None:
 
 
 def write(out: Path, rows: dict, args) -> None:
-    meta = {
-        "machine": platform.platform(),
-        "python": platform.python_version(),
-        "cpus": os.cpu_count(),
-        "load_average": os.getloadavg(),
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "command": " ".join(["python", "benchmarks/bench_store.py", *sys.argv[1:]]),
-    }
+    meta = run_meta("bench_store.py")
     (out / "store.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
     (out / "store.md").write_text(markdown(rows, meta))
 

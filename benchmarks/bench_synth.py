@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from run_meta import run_meta
 
 from progress.synth import fast_judge
 from progress.synth.baseline import baseline_search
@@ -405,14 +405,7 @@ def main() -> None:
     compiled_search(Bounds(2, 2))  # load (or compile) the numba code before timing it
     rows = [measure(bounds, args) for bounds in CONFIGS]
     scale = None if args.skip_scale else at_scale(args)
-    meta = {
-        "machine": platform.platform(),
-        "python": platform.python_version(),
-        "cpus": os.cpu_count(),
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "command": "python benchmarks/bench_synth.py " + " ".join(sys.argv[1:]),
-        "load_average": os.getloadavg(),
-    }
+    meta = run_meta("bench_synth.py")
     if scale is not None:
         meta["scale"] = scale
     out = Path(args.out)

@@ -18,8 +18,6 @@ from __future__ import annotations
 import argparse
 import filecmp
 import json
-import os
-import platform
 import re
 import resource
 import subprocess
@@ -27,6 +25,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from run_meta import run_meta
 
 PROGRESS = [sys.executable, "-c", "from progress.cli import main; main()"]
 
@@ -95,12 +95,7 @@ def main() -> None:
 
 def write(out: Path, args, rows: list, best: dict, identical: bool) -> None:
     meta = {
-        "machine": platform.platform(),
-        "python": platform.python_version(),
-        "cpus": os.cpu_count(),
-        "load_average": os.getloadavg(),
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "command": " ".join(["python", "benchmarks/bench_workers.py", *sys.argv[1:]]),
+        **run_meta("bench_workers.py"),
         "config": args.config,
         "engine": args.engine or "default",
     }
