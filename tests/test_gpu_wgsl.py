@@ -7,38 +7,19 @@ intended change, and review the diff.
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
+from test_gpu_codegen import INPUTS, _check_golden, _program
 
 from progress.gpu import wgsl_source
 from progress.gpu.heuristics import mapping_wgsl
 from progress.parse import parse_program
 
-HERE = Path(__file__).parent
-GOLDEN = HERE / "golden" / "gpu"
-INPUTS = {
-    "mutex": HERE.parent / "litmus" / "paper" / "mutex.axb",
-    "pc_decreasing": HERE / "data" / "gpu" / "pc_decreasing.axb",
-    "pc_increasing": HERE / "data" / "gpu" / "pc_increasing.axb",
-}
-
-
-def _program(name):
-    path = INPUTS[name]
-    return parse_program(path.read_text(), str(path), name=name)
-
 
 @pytest.mark.parametrize("name", sorted(INPUTS))
 def test_wgsl_shader_matches_golden(name):
-    text = wgsl_source.shader(_program(name))
-    path = GOLDEN / f"{name}.wgsl"
-    if os.environ.get("PROGRESS_UPDATE_GOLDEN"):
-        path.write_text(text)
-    assert path.exists(), f"missing golden file {path}; run with PROGRESS_UPDATE_GOLDEN=1"
-    assert text == path.read_text()
+    _check_golden(f"{name}.wgsl", wgsl_source.shader(_program(name)))
 
 
 def _thread_text(shader: str, t: int) -> str:
