@@ -173,13 +173,7 @@ def _search(
             index = (index // step + 1) * step
             for s in range(bad, slots):
                 digits[s] = 0
-            s = bad - 1
-            digits[s] += 1
-            while s > 0 and digits[s] == radices[s]:
-                digits[s] = 0
-                s -= 1
-                digits[s] += 1
-            changed = s
+            changed = _increment(digits, radices, bad - 1)
             continue
         if _static_ok(prefix, last, threads):
             judged += 1
@@ -205,16 +199,22 @@ def _search(
                 found[nfound] = index
                 nfound += 1
         index += 1
-        s = slots - 1
-        digits[s] += 1
-        while s > 0 and digits[s] == radices[s]:
-            digits[s] = 0
-            s -= 1
-            digits[s] += 1
-        changed = s
+        changed = _increment(digits, radices, slots - 1)
         if nfound == found.shape[0]:
             return nfound, judged, index
     return nfound, judged, stop
+
+
+@njit(cache=True, inline="always")
+def _increment(digits, radices, s):
+    """Add one at slot `s` of the mixed-radix number `digits`, carrying
+    leftwards; the leftmost slot changed."""
+    digits[s] += 1
+    while s > 0 and digits[s] == radices[s]:
+        digits[s] = 0
+        s -= 1
+        digits[s] += 1
+    return s
 
 
 @njit(cache=True, inline="always")
