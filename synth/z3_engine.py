@@ -213,7 +213,11 @@ class Encoding:
 def solve_partition(lengths: tuple[int, ...], bounds: Bounds, deadline: float | None = None):
     """Every canonical test with these thread lengths (a generator), or stops
     early at `deadline` (time.monotonic()) by raising TimeoutError."""
-    encoding = Encoding(lengths, bounds)
+    yield from _solutions(Encoding(lengths, bounds), deadline)
+
+
+def _solutions(encoding, deadline: float | None):
+    """Every solution of `encoding`, each blocked once found; TimeoutError at `deadline`."""
     while True:
         if deadline is not None:
             left = deadline - time.monotonic()
@@ -323,18 +327,4 @@ class SeparationEncoding(Encoding):
 def solve_failing(lengths: tuple[int, ...], bounds: Bounds, model, fairness: str, deadline: float | None = None):
     """Every canonical test with these thread lengths that fails `model`
     under `fairness` (a generator; TimeoutError at `deadline`)."""
-    encoding = SeparationEncoding(lengths, bounds, model, fairness)
-    while True:
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            encoding.solver.set("timeout", max(1, int(left * 1000)))
-        answer = encoding.solver.check()
-        if answer == z3.unsat:
-            return
-        if answer != z3.sat:
-            raise TimeoutError
-        candidate = encoding.candidate(encoding.solver.model())
-        encoding.block(candidate)
-        yield candidate
+    yield from _solutions(SeparationEncoding(lengths, bounds, model, fairness), deadline)
