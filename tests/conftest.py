@@ -3,6 +3,7 @@ reference synthesis export the synth tests compare with."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,14 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 OOPSLA = SHARED / "data" / "oopsla21"
+
+
+def progress_command() -> list[str]:
+    """The console script this interpreter's install made (beside sys.executable), else the same
+    entry point through this Python: never whatever `progress` comes first on PATH, which may be
+    another install."""
+    script = Path(sys.executable).parent / "progress"
+    return [str(script)] if script.is_file() else [sys.executable, "-c", "from progress.cli import main; main()"]
 
 
 @pytest.fixture(scope="session")

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import brute
 import pytest
+from conftest import progress_command
 
 from progress.analyze import check_program, queries_for
 from progress.parse import parse_program
@@ -88,12 +87,6 @@ def test_brute_force_oracle_matches_cadp(cadp, programs):
     verdicts = {name: brute.verdicts(p) for name, p in programs.items()}
     assert _mismatches(cadp, verdicts.__getitem__) == []
     assert not any(v[("unfair", "none")] for v in verdicts.values())
-
-
-def progress_command() -> list[str]:
-    """The installed console script, else the same entry point through this Python."""
-    script = shutil.which("progress")
-    return [script] if script else [sys.executable, "-c", "from progress.cli import main; main()"]
 
 
 def test_cli_json_lines_schema(oopsla_dir, cadp):

@@ -16,23 +16,15 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, progress_command
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 FILES = sorted(GOLDEN.glob("*.expect"))
 STDERR = "# stderr\n"
-
-
-def progress_command() -> list[str]:
-    """The installed console script, else the same entry point through this Python."""
-    script = shutil.which("progress")
-    return [script] if script else [sys.executable, "-c", "from progress.cli import main; main()"]
 
 
 def run(command: str) -> str:

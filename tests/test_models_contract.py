@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import itertools
-import shutil
 import subprocess
-import sys
 from importlib.metadata import EntryPoint, entry_points
 
 import brute
 import pytest
+from conftest import progress_command
 
 import progress.registry as registry
 from progress.analyze import check_program, queries_for
@@ -213,9 +212,7 @@ def test_registry_rejects_bad_entry_points(monkeypatch, fresh_registry):
 
 
 def test_models_cli_lists_every_model():
-    script = shutil.which("progress")
-    command = [script] if script else [sys.executable, "-c", "from progress.cli import main; main()"]
-    run = subprocess.run(command + ["models"], capture_output=True, text=True, timeout=60)
+    run = subprocess.run(progress_command() + ["models"], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert [line.split()[0] for line in lines] == list(BUILT_INS)

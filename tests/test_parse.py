@@ -9,13 +9,11 @@ nothing but InputError may escape, and `to_axb()` must round-trip.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import OOPSLA
+from conftest import OOPSLA, progress_command
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -57,12 +55,6 @@ BAD = [
     ("init too large", "init m = 4294967296\nthread 0\n  AXB(m, 1, 0, true, 1)\n", 1, 10, ["too large"]),
     ("header after thread", "thread 0\n  AXB(m, 1, 0, true, 1)\ninit m = 1\n", 3, 1, ["'init'"]),
 ]
-
-
-def progress_command() -> list[str]:
-    """The installed console script, else the same entry point through this Python."""
-    script = shutil.which("progress")
-    return [script] if script else [sys.executable, "-c", "from progress.cli import main; main()"]
 
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
