@@ -1,5 +1,9 @@
-"""`python -m progress` runs the command line, like the `progress` script."""
+"""`python -m progress` runs the command line, like the `progress` script.
+
+Guarded: `synth --engine cuda --workers N` starts its classifying processes
+with `spawn`, which imports the main module again under another name."""
 
 from .cli import main
 
-main()
+if __name__ == "__main__":
+    main()

@@ -8,8 +8,9 @@ from the index on the device, walks the rest with the same odometer
 left with the same iterative Tarjan search, in per-thread arrays of
 `MAX_STATES` entries. Only the tests' raw indices come back (appended with
 an atomic counter, then sorted on the host, so the result is the CPU's,
-order included), with the number judged. Decoding and classifying the tests
-stay on the CPU.
+order included), with the number judged per stretch of `per_counter`
+indices (one counter per work unit: `judge_units`). Decoding and
+classifying the tests stay on the CPU (synth/cuda_run.py).
 """
 
 from __future__ import annotations
@@ -35,12 +36,13 @@ extern "C" __global__ void judge(
     const int* __restrict__ step_delta, const u64* __restrict__ step_bits, const u64* __restrict__ need_bits,
     const int* __restrict__ memory_of, const int* __restrict__ slot_at,
     int slots, int threads, int width, int memories, int end_lo, int end_hi,
-    i64 start, i64 stop, i64 chunk, i64* found, u64* nfound, i64 capacity, u64* judged_total)
+    i64 start, i64 stop, i64 chunk, i64* found, u64* nfound, i64 capacity, u64* judged_total, i64 per_counter)
 {
     i64 tid = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     i64 index = start + tid * chunk;
     if (index >= stop) return;
     i64 hi = index + chunk < stop ? index + chunk : stop;
+    u64* judged_here = judged_total + (tid * chunk) / per_counter;
     int digits[MAX_SLOTS];
     int maxloc[MAX_SLOTS];
     int prefix[MAX_SLOTS][8];
@@ -149,7 +151,7 @@ extern "C" __global__ void judge(
         while (s > 0 && digits[s] == radices[s]) { digits[s] = 0; s--; digits[s]++; }
         changed = s;
     }
-    atomicAdd(judged_total, judged);
+    atomicAdd(judged_here, judged);
 }
 """
 
@@ -164,7 +166,8 @@ def _cupy():
 
         cupy.cuda.runtime.getDeviceCount()
     except Exception as error:  # ImportError, or CUDA's own errors without a GPU
-        raise CudaUnavailable(f"the CUDA judge needs CuPy and a CUDA GPU: {error}") from None
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise CudaUnavailable(f"the CUDA judge needs CuPy and a CUDA GPU: {first}") from None
     return cupy
 
 
@@ -209,24 +212,54 @@ def _device_tables(table: PartitionTable):
     )
 
 
-def judge_range(table: PartitionTable, start: int, stop: int) -> tuple[np.ndarray, int]:
-    """`fast_judge.judge_range` on the GPU: the same sorted raw indices and judged count."""
+def require() -> None:
+    """Raise CudaUnavailable (one line) unless CuPy and a CUDA GPU are here."""
+    _cupy()
+
+
+def chunk_for(size: int, per_counter: int) -> int:
+    """Raw indices per GPU thread: at least 32, enough for `size` indices in
+    about THREADS_PER_LAUNCH threads, and a divisor of `per_counter` (so no
+    thread's range straddles two counters)."""
+    want = max(32, -(-size // THREADS_PER_LAUNCH))
+    if want >= per_counter:
+        return per_counter
+    divisors = set()
+    d = 1
+    while d * d <= per_counter:
+        if per_counter % d == 0:
+            divisors.update((d, per_counter // d))
+        d += 1
+    return min(x for x in divisors if x >= want)
+
+
+def judge_units(table: PartitionTable, start: int, stop: int, per_counter: int) -> tuple[np.ndarray, np.ndarray]:
+    """Judge raw indices `start..stop` of one partition in one launch: the
+    tests' sorted raw indices, and the candidates judged in each stretch of
+    `per_counter` indices from `start` (the last one may be shorter), so a
+    run of consecutive units (`per_counter` = the units' raw size, `start` a
+    unit's first index) gets every unit's own judged count, as
+    `fast_judge.judge_range` gives them unit by unit."""
     if not 0 <= start <= stop <= table.size:
         raise ValueError(f"range {start}..{stop} outside 0..{table.size}")
+    if per_counter < 1:
+        raise ValueError("per_counter must be positive")
     if table.states >= 1 << 15:
         raise ValueError("too many states for the CUDA judge's 16-bit work arrays")
+    size = stop - start
+    counters_wanted = -(-size // per_counter)
+    if size == 0:
+        return np.empty(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     cp = _cupy()
     kernel = _kernel(_bucket(table.states), len(table.radices))
     tables = _device_tables(table)
-    size = stop - start
-    if size == 0:
-        return np.empty(0, dtype=np.int64), 0
-    chunk = max(32, -(-size // THREADS_PER_LAUNCH))
+    chunk = chunk_for(size, per_counter)
     workers = -(-size // chunk)
     capacity = size // 16 + 65536
     while True:
         found = cp.empty(capacity, dtype=cp.int64)
-        counters = cp.zeros(2, dtype=cp.uint64)  # tests, judged
+        nfound = cp.zeros(1, dtype=cp.uint64)
+        judged = cp.zeros(counters_wanted, dtype=cp.uint64)
         kernel(
             (-(-workers // BLOCK),),
             (BLOCK,),
@@ -236,15 +269,22 @@ def judge_range(table: PartitionTable, start: int, stop: int) -> tuple[np.ndarra
                 np.int64(stop),
                 np.int64(chunk),
                 found,
-                counters[0:1],
+                nfound,
                 np.int64(capacity),
-                counters[1:2],
+                judged,
+                np.int64(per_counter),
             ),
         )
-        count, judged = (int(x) for x in counters.get())
+        count = int(nfound.get()[0])
         if count <= capacity:
-            return np.sort(found[:count].get()), judged
+            return np.sort(found[:count].get()), judged.get().astype(np.int64)
         capacity = count  # rare: run again with room for every test
+
+
+def judge_range(table: PartitionTable, start: int, stop: int) -> tuple[np.ndarray, int]:
+    """`fast_judge.judge_range` on the GPU: the same sorted raw indices and judged count."""
+    found, judged = judge_units(table, start, stop, max(1, stop - start))
+    return found, int(judged.sum())
 
 
 def judge_unit(bounds: Bounds, unit_id: int, unit_raw: int):

@@ -93,6 +93,7 @@ class Progress:
     started: float = field(default_factory=time.monotonic)
     searching_since: float | None = None
     resumed_from: int = 0  # candidates already covered when this session started
+    peak_rss: dict[int, int] = field(default_factory=dict)  # cuda engine: classifying process pid -> peak bytes
 
     @property
     def elapsed(self) -> float:
@@ -192,6 +193,10 @@ def synthesize(store: Store, settings: Settings, on_progress: Callable[[Progress
     KeyboardInterrupt stops cleanly. The owner mark is removed at the end."""
     if settings.engine not in ENGINES:
         raise UsageError(f"unknown engine {settings.engine!r} (known: {', '.join(ENGINES)})")
+    if settings.engine == "cuda" and settings.scheduler:
+        raise UsageError(
+            "--engine cuda judges on this machine's GPU and classifies in --workers processes: no --scheduler"
+        )
     deadline = None if settings.time_limit is None else time.time() + settings.time_limit
     progress = Progress()
     try:
@@ -233,7 +238,7 @@ def _search(
         return StopReason.TIME_LIMIT
     for result in _results(settings, pending, sizes, deadline, progress):
         progress.found += store.commit(result)
-        progress.classified += len(result.tests)
+        progress.classified += result.found
         progress.judging += result.judging
         progress.classifying += result.classifying
         progress.judged_now += result.judged
@@ -284,6 +289,10 @@ def _build(
 def _results(
     settings: Settings, pending: list[int], sizes: list[int], deadline: float | None, progress: Progress
 ) -> Iterable[UnitResult]:
+    if settings.engine == "cuda":
+        from .cuda_run import run_cuda  # CuPy is imported only when asked for
+
+        return run_cuda(settings, pending, deadline, progress)
     if settings.workers > 1 or settings.scheduler:
         from .distributed import run_distributed  # dask is imported only when asked for
 

@@ -76,7 +76,10 @@ class UnitResult:
 
     `labels` name the verdicts (same for every unit of a run); the seconds
     are the worker's time judging candidates and classifying the tests found,
-    for the progress line."""
+    for the progress line. A worker may send its tests already packed
+    (`packed`: (`KeyCodec.pack` key, verdict mask) pairs, so the process
+    that commits does no per-test Python work beyond the insert) instead of
+    as `tests`; `found` counts both."""
 
     unit: int
     judged: int
@@ -85,6 +88,11 @@ class UnitResult:
     labels: tuple[str, ...] = ()
     judging: float = 0.0
     classifying: float = 0.0
+    packed: tuple[tuple[bytes, int], ...] = ()
+
+    @property
+    def found(self) -> int:
+        return len(self.tests) + len(self.packed)
 
 
 @dataclass(frozen=True)
@@ -278,7 +286,7 @@ class Store:
 
         Costs O(tests of the unit * log(tests stored)): no scan."""
         with self._transaction():
-            if result.tests:
+            if result.found:
                 self._check_labels(result.labels)
             codec = self.codec()
             before = self.db.total_changes
@@ -286,12 +294,14 @@ class Store:
                 "INSERT OR IGNORE INTO tests VALUES (?, ?)",
                 [(codec.pack(test.candidate), test.verdicts) for test in result.tests],
             )
+            if result.packed:
+                self.db.executemany("INSERT OR IGNORE INTO tests VALUES (?, ?)", result.packed)
             new = self.db.total_changes - before
             done = 0
             if result.complete:
                 before = self.db.total_changes
                 self.db.execute(
-                    "INSERT OR IGNORE INTO units VALUES (?, ?, ?)", (result.unit, result.judged, len(result.tests))
+                    "INSERT OR IGNORE INTO units VALUES (?, ?, ?)", (result.unit, result.judged, result.found)
                 )
                 done = self.db.total_changes - before
             self.db.execute(

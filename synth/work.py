@@ -20,7 +20,9 @@ from .enum_engine import search_unit
 from .space import UNIT_SIZE, Bounds, Candidate, Space, partitions
 from .store import FoundTest, UnitResult, pack_verdicts
 
-ENGINES = ("enum", "z3", "compiled")
+ENGINES = ("enum", "z3", "compiled", "cuda")
+"""cuda: the compiled engine's units judged on the GPU (synth/cuda_run.py), classified on the CPU."""
+STREAMED = ("compiled", "cuda")
 
 RAW_PER_UNIT_SIZE = 512
 """The compiled engine's units are ranges of `unit_size * RAW_PER_UNIT_SIZE`
@@ -42,7 +44,7 @@ def _judges(bounds: Bounds) -> dict:
 
 def unit_sizes(engine: str, bounds: Bounds, unit_size: int = UNIT_SIZE) -> list[int]:
     """Candidates per unit: statically pruned ones for enum; canonical ones per partition for z3."""
-    if engine == "compiled":
+    if engine in STREAMED:
         from .fast_judge import stream_space  # numba is imported only when asked for
 
         return stream_space(bounds, unit_size * RAW_PER_UNIT_SIZE).unit_sizes
@@ -92,7 +94,7 @@ def space_sizes(engine: str, bounds: Bounds, unit_size: int = UNIT_SIZE) -> dict
     meeting constraint 4, canonical ones, and (None for the streamed
     `compiled` engine, which counts them as it goes: its `judged`) those left
     after static pruning."""
-    if engine == "compiled":
+    if engine in STREAMED:
         from .fast_judge import stream_space
 
         space = stream_space(bounds, unit_size * RAW_PER_UNIT_SIZE)
@@ -123,8 +125,11 @@ def run_units(
 def run_unit(
     engine: str, bounds: Bounds, unit_id: int, deadline: float | None = None, unit_size: int = UNIT_SIZE
 ) -> UnitResult:
-    if engine == "compiled":
-        from .fast_judge import judge_unit
+    if engine in STREAMED:
+        if engine == "cuda":  # one unit per launch: synth/cuda_run.py batches them
+            from .cuda_judge import judge_unit
+        else:
+            from .fast_judge import judge_unit
 
         start = time.perf_counter()
         search = judge_unit(bounds, unit_id, unit_size * RAW_PER_UNIT_SIZE)

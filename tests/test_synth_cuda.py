@@ -16,7 +16,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from progress.synth.cuda_judge import SOURCE, _bucket
+from progress.synth.cuda_judge import SOURCE, _bucket, chunk_for
 from progress.synth.fast_judge import judge_range
 from progress.synth.space import Bounds
 from progress.synth.stream import PartitionTable, StreamSpace
@@ -47,12 +47,13 @@ extern "C" void run(long long workers, const i64* place, const int* radices, con
     const int* contrib, const int* index_of, const int* last, const int* step_delta, const u64* step_bits,
     const u64* need_bits, const int* memory_of, const int* slot_at, int slots, int threads, int width,
     int memories, int end_lo, int end_hi, i64 start, i64 stop, i64 chunk, i64* found, u64* nfound,
-    i64 capacity, u64* judged_total) {
+    i64 capacity, u64* judged_total, i64 per_counter) {
   blockDim.x = 1; threadIdx.x = 0;
   for (long long w = 0; w < workers; w++) {
     blockIdx.x = (unsigned)w;
     judge(place, radices, opt_loc, contrib, index_of, last, step_delta, step_bits, need_bits, memory_of, slot_at,
-      slots, threads, width, memories, end_lo, end_hi, start, stop, chunk, found, nfound, capacity, judged_total);
+      slots, threads, width, memories, end_lo, end_hi, start, stop, chunk, found, nfound, capacity, judged_total,
+      per_counter);
   }
 }
 """
@@ -84,7 +85,9 @@ def host_kernel(tmp_path_factory):
     return load
 
 
-def run_on_host(load, table: PartitionTable, start: int, stop: int, chunk: int):
+def run_on_host(load, table: PartitionTable, start: int, stop: int, chunk: int, per_counter: int = 0):
+    """The kernel over start..stop: (sorted tests, judged per stretch of
+    `per_counter` indices; one stretch when 0)."""
     library = load(_bucket(table.states), len(table.radices))
     keep = []
 
@@ -94,8 +97,10 @@ def run_on_host(load, table: PartitionTable, start: int, stop: int, chunk: int):
         return array.ctypes.data_as(ctypes.c_void_p)
 
     size = stop - start
+    per_counter = per_counter or size
     found = np.zeros(size + 1, dtype=np.int64)
-    counters = np.zeros(2, dtype=np.uint64)
+    nfound = np.zeros(1, dtype=np.uint64)
+    judged = np.zeros(-(-size // per_counter), dtype=np.uint64)
     ints = [
         len(table.radices),
         len(table.lengths),
@@ -122,11 +127,12 @@ def run_on_host(load, table: PartitionTable, start: int, stop: int, chunk: int):
         ctypes.c_longlong(stop),
         ctypes.c_longlong(chunk),
         found.ctypes.data_as(ctypes.c_void_p),
-        counters[0:].ctypes.data_as(ctypes.c_void_p),
+        nfound.ctypes.data_as(ctypes.c_void_p),
         ctypes.c_longlong(size + 1),
-        counters[1:].ctypes.data_as(ctypes.c_void_p),
+        judged.ctypes.data_as(ctypes.c_void_p),
+        ctypes.c_longlong(per_counter),
     )
-    return np.sort(found[: int(counters[0])]), int(counters[1])
+    return np.sort(found[: int(nfound[0])]), judged.astype(np.int64)
 
 
 @pytest.mark.parametrize("bounds", CONFIGS, ids=lambda b: f"{b.label}-L{b.locations}V{b.values}")
@@ -138,7 +144,7 @@ def test_the_kernel_source_compiled_for_the_host_agrees_with_the_cpu_judge(host_
         for chunk in (37, 4096):
             found, judged = run_on_host(host_kernel, table, 0, table.size, chunk)
             assert np.array_equal(found, expected[0])
-            assert judged == expected[1]
+            assert judged.tolist() == [expected[1]]
 
 
 def test_a_sub_range_on_the_host_kernel(host_kernel):
@@ -147,7 +153,32 @@ def test_a_sub_range_on_the_host_kernel(host_kernel):
     expected = judge_range(table, start, stop)
     found, judged = run_on_host(host_kernel, table, start, stop, 1000)
     assert len(expected[0]) > 100
-    assert np.array_equal(found, expected[0]) and judged == expected[1]
+    assert np.array_equal(found, expected[0]) and judged.tolist() == [expected[1]]
+
+
+def test_the_host_kernel_counts_judged_per_unit(host_kernel):
+    """One launch over several units (as synth/cuda_run.py makes them): each
+    unit's judged count, as the CPU judge gives it unit by unit; the chunk
+    is `chunk_for`'s divisor of the unit, so no thread straddles two."""
+    table = StreamSpace(Bounds(3, 5)).table(2)
+    unit = 98_304  # not a power of two
+    start = 3 * unit
+    stop = min(table.size, start + 7 * unit + 12_345)  # a short last unit
+    chunk = chunk_for(stop - start, unit)
+    assert unit % chunk == 0 and chunk >= 32
+    found, judged = run_on_host(host_kernel, table, start, stop, chunk, unit)
+    expected = [judge_range(table, lo, min(stop, lo + unit)) for lo in range(start, stop, unit)]
+    assert len(judged) == len(expected) == 8
+    assert judged.tolist() == [j for _, j in expected]
+    assert np.array_equal(found, np.concatenate([f for f, _ in expected]))
+    assert sum(judged) > 0 and len(found) > 100
+
+
+def test_chunk_for_divides_the_counter_stretch():
+    assert chunk_for(1 << 30, 1 << 21) == 2048
+    assert chunk_for(1000, 1 << 21) == 32
+    assert chunk_for(10**9, 98_304) == 2048  # smallest divisor >= ceil(10**9 / 2**19) = 1908
+    assert chunk_for(10**12, 98_304) == 98_304
 
 
 @pytest.mark.gpu

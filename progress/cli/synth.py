@@ -53,7 +53,8 @@ EXIT_INTERRUPTED = 130
     default=DEFAULT_ENGINE,
     show_default=True,
     help="compiled: enum's judge in numba over a streamed space (no space to build, memory independent of the "
-    "bounds); enum: explicit LTS per candidate in Python; z3: the whole problem in Z3 (both cross-checks).",
+    "bounds); cuda: the same units judged on the GPU (CuPy), the tests classified in --workers processes; "
+    "enum: explicit LTS per candidate in Python; z3: the whole problem in Z3 (both cross-checks).",
 )
 @click.option(
     "--out",
@@ -82,7 +83,8 @@ EXIT_INTERRUPTED = 130
     type=click.IntRange(min=1, max=4096),
     default=1,
     show_default=True,
-    help="Worker processes (a Dask LocalCluster when more than 1).",
+    help="Worker processes (a Dask LocalCluster when more than 1; with --engine cuda: processes classifying "
+    "while the GPU judges).",
 )
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="Use this Dask scheduler (tcp://HOST:PORT) instead.")
 @click.option(
@@ -154,6 +156,8 @@ def synth(
             raise UsageError("--threads and --instructions are required (or --resume --out RUN.db, or --status RUN.db)")
         if instructions < threads:
             raise UsageError(f"--instructions {instructions} < --threads {threads}: every thread needs one")
+        if engine == "cuda":
+            _require_cuda(scheduler)
         bounds = Bounds(threads, instructions, locations, values)
         settings = Settings(bounds, engine, time_limit, workers, scheduler, throttle, unit_size)
         path = Path(out or f"synth-{bounds.label}.db")
@@ -161,6 +165,20 @@ def synth(
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         raise SystemExit(EXIT_INTERRUPTED) from None
+
+
+def _require_cuda(scheduler: str | None) -> None:
+    """--engine cuda needs CuPy and a GPU here (exit 2, one line, before any store is made)."""
+    if scheduler:
+        raise UsageError(
+            "--engine cuda judges on this machine's GPU and classifies in --workers processes: no --scheduler"
+        )
+    from ..synth.cuda_judge import CudaUnavailable, require
+
+    try:
+        require()
+    except CudaUnavailable as error:
+        raise UsageError(f"--engine cuda: {error}") from None
 
 
 def _run(path: Path, settings: Settings, resume: bool, export_dir: Path | None, keys_path: Path | None) -> None:
@@ -326,8 +344,21 @@ def _summary(outcome: Outcome, bounds: Bounds, path: Path, store: Store, elapsed
             StopReason.INTERRUPTED: f"interrupted: covered {covered}; continue with --resume",
         }[outcome.stop]
     )
+    if p.peak_rss:
+        lines.append(_memory(p.peak_rss))
     lines += _table(store.verdict_counts())
     return "\n".join(lines)
+
+
+def _memory(workers: dict[int, int]) -> str:
+    """Peak resident memory of this process and of each classifying process (getrusage, MB)."""
+    import resource
+
+    mine = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    others = sorted(workers.items())
+    return f"peak resident memory: this process {mine:.0f} MB; classifying processes (pid: MB): " + ", ".join(
+        f"{pid}: {rss / 2**20:.0f}" for pid, rss in others
+    )
 
 
 def _judged(engine: str, count: int) -> str:

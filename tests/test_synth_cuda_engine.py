@@ -1,0 +1,173 @@
+"""`progress synth --engine cuda` (synth/cuda_run.py): the GPU judges, CPU
+processes classify, and the run stores and exports what the compiled
+engine does, byte for byte.
+
+Without a GPU, the pipeline runs with the CPU judge standing in for
+`cuda_judge.judge_units` (same contract: sorted test indices, judged per
+unit), so batching, the unit cuts, the classifying processes, the packed
+keys and the store are checked here; the kernel's per-unit counters are
+checked on the host-compiled kernel in tests/test_synth_cuda.py. With CuPy
+and a GPU (`pytest -m gpu`), the real engine is compared with `compiled`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pytest
+from conftest import file_tree
+
+from progress.cli import main
+from progress.synth import cuda_judge, cuda_run
+from progress.synth.fast_judge import judge_range
+from progress.synth.space import Bounds
+from progress.synth.stream import StreamSpace
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as stop:
+        main(["synth", *args])
+    out, err = capsys.readouterr()
+    return stop.value.code, out, err
+
+
+def cpu_judge_units(table, start, stop, per_counter):
+    """`cuda_judge.judge_units`'s contract with the CPU judge, stretch by stretch."""
+    found, judged = [], []
+    for lo in range(start, stop, per_counter):
+        indices, count = judge_range(table, lo, min(stop, lo + per_counter))
+        found.append(indices)
+        judged.append(count)
+    return np.concatenate(found), np.array(judged, dtype=np.int64)
+
+
+@pytest.fixture
+def cpu_standing_in(monkeypatch):
+    """The cuda engine with the CPU judge in place of the GPU, and batches of a few units."""
+    monkeypatch.setattr(cuda_judge, "require", lambda: None)
+    monkeypatch.setattr(cuda_judge, "judge_units", cpu_judge_units)
+    monkeypatch.setattr(cuda_run, "BATCH_RAW", 5 * 8 * 512)  # with --unit-size 8: 5 units a launch
+
+
+def rows(db, table):
+    with sqlite3.connect(db) as connection:
+        return connection.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
+
+
+def same_run(tmp_path, capsys, bounds_args, cuda_args):
+    """Run compiled and cuda on the same bounds; compare stores' tests and units, and exports."""
+    small = ["--unit-size", "8"]
+    code, out, _ = run(capsys, *bounds_args, *small, "--out", str(tmp_path / "c.db"), "--export", str(tmp_path / "c"))
+    assert code == 0
+    code, out_cuda, _ = run(
+        capsys,
+        *bounds_args,
+        *small,
+        "--engine",
+        "cuda",
+        *cuda_args,
+        "--out",
+        str(tmp_path / "g.db"),
+        "--export",
+        str(tmp_path / "g"),
+    )
+    assert code == 0, out_cuda
+    assert "engine cuda" in out_cuda and "complete: no other test exists" in out_cuda
+    assert "peak resident memory: this process" in out_cuda
+    assert rows(tmp_path / "c.db", "tests") == rows(tmp_path / "g.db", "tests")
+    assert rows(tmp_path / "c.db", "units") == rows(tmp_path / "g.db", "units")
+    tree = file_tree(tmp_path / "c")
+    assert tree and tree == file_tree(tmp_path / "g")
+    return out_cuda
+
+
+def test_batches_are_runs_of_one_partition():
+    space = StreamSpace(Bounds(2, 4), 4096)
+    pending = [u for u in range(space.unit_count) if u != 3]
+    old = cuda_run.BATCH_RAW
+    try:
+        cuda_run.BATCH_RAW = 4 * 4096
+        batches = list(cuda_run.batches(space, pending))
+    finally:
+        cuda_run.BATCH_RAW = old
+    assert [u for run in batches for u in run] == pending
+    for run in batches:
+        assert run == list(range(run[0], run[-1] + 1))
+        assert len({space.unit(u).partition for u in run}) == 1
+        assert space.unit(run[-1]).stop - space.unit(run[0]).start <= 4 * 4096
+    assert any(len(run) > 1 for run in batches)
+    assert all(3 not in run for run in batches)
+
+
+def test_judged_units_cut_a_launch_into_the_compiled_units():
+    space = StreamSpace(Bounds(3, 4), 2048)
+    from progress.synth.fast_judge import judge_unit
+
+    seen = list(cuda_run.judged_units(space, list(range(space.unit_count)), cpu_judge_units, None))
+    assert [u for u, *_ in seen] == list(range(space.unit_count))
+    for unit_id, indices, judged, _ in seen:
+        expected = judge_unit(Bounds(3, 4), unit_id, 2048)
+        assert judged == expected.judged
+        assert space.table(space.unit(unit_id).partition).candidates(indices) == list(expected.found)
+
+
+def test_cuda_engine_without_gpu_parts_one_process(tmp_path, capsys, cpu_standing_in):
+    out = same_run(tmp_path, capsys, ["-t", "2", "-i", "3"], [])
+    assert "tests found: 162" in out
+
+
+def test_cuda_engine_classifying_in_two_processes(tmp_path, capsys, cpu_standing_in):
+    out = same_run(tmp_path, capsys, ["-t", "3", "-i", "4"], ["--workers", "2"])
+    assert "tests found: 4146" in out
+    memory = out.split("classifying processes (pid: MB): ")[1].splitlines()[0]
+    assert len(memory.split(", ")) == 2  # one peak per classifying process
+
+
+def test_cuda_engine_is_a_usage_error_without_cupy_or_gpu(tmp_path, capsys):
+    try:
+        cuda_judge.require()
+        pytest.skip("CuPy and a GPU are here")
+    except cuda_judge.CudaUnavailable:
+        pass
+    code, out, err = run(capsys, "-t", "2", "-i", "3", "--engine", "cuda", "--out", str(tmp_path / "g.db"))
+    assert code == 2
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "--engine cuda" in lines[0] and "CuPy and a CUDA GPU" in lines[0]
+    assert not (tmp_path / "g.db").exists()
+
+
+def test_cuda_engine_refuses_a_scheduler(tmp_path, capsys, cpu_standing_in):
+    code, _, err = run(capsys, "-t", "2", "-i", "3", "--engine", "cuda", "--scheduler", "tcp://127.0.0.1:1")
+    assert code == 2 and "no --scheduler" in err
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    "bounds_args", [["-t", "2", "-i", "4"], ["-t", "3", "-i", "4"], ["-t", "2", "-i", "3", "--locations", "3"]]
+)
+def test_gpu_cuda_engine_exports_what_compiled_exports(tmp_path, capsys, bounds_args):
+    try:
+        cuda_judge.require()
+    except cuda_judge.CudaUnavailable as error:
+        pytest.skip(str(error))
+    old = cuda_run.BATCH_RAW
+    cuda_run.BATCH_RAW = 5 * 8 * 512  # several launches of several units
+    try:
+        same_run(tmp_path, capsys, bounds_args, ["--workers", "2"])
+    finally:
+        cuda_run.BATCH_RAW = old
+
+
+@pytest.mark.gpu
+def test_gpu_judge_units_counts_per_unit():
+    try:
+        cuda_judge.require()
+    except cuda_judge.CudaUnavailable as error:
+        pytest.skip(str(error))
+    space = StreamSpace(Bounds(3, 5), 1 << 18)
+    for partition in range(len(space.partitions)):
+        table = space.table(partition)
+        found, judged = cuda_judge.judge_units(table, 0, table.size, 1 << 18)
+        expected = cpu_judge_units(table, 0, table.size, 1 << 18)
+        assert np.array_equal(found, expected[0]) and np.array_equal(judged, expected[1])
