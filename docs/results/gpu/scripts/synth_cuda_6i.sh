@@ -4,11 +4,13 @@
 #   bash docs/results/gpu/scripts/synth_cuda_6i.sh WORKERS [pytest] CONFIG...   (CONFIG: 2t6i or 3t6i)
 # Writes $OUT/NAME.{out,err,time}, $OUT/suites_NAME.json (benchmarks/report_suites.py), $OUT/pytest.txt.
 set -u
+BUDGET=${BUDGET:-570}  # seconds for the whole script: each run gets --time-limit (what is left - 45 s for its report)
 workers=$1; shift
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site ../.whl/*.whl || exit 1
 python3 -m pip install -q --no-deps --no-build-isolation --no-cache-dir --target /tmp/site . >/dev/null 2>&1 || exit 1
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; python3 --version
+T0=$(date +%s)
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; python3 --version; grep -m1 'model name' /proc/cpuinfo; free -g | head -2
 if [ "$1" = pytest ]; then
   shift
   SECONDS=0
@@ -19,10 +21,11 @@ mkdir -p /tmp/runs
 timer() { if [ -x /usr/bin/time ]; then /usr/bin/time -v -o "$@"; else python3 -P benchmarks/rusage_time.py "$@"; fi; }
 for name in "$@"; do
   t=${name%%t*}; rest=${name#*t}; i=${rest%%i*}
-  SECONDS=0
+  left=$((BUDGET - ($(date +%s) - T0) - 45)); [ $left -gt 30 ] || { echo "$name: no time left"; continue; }
+  start=$(date +%s)
   timer $OUT/$name.time python3 -P -m progress synth -t $t -i $i --engine cuda --workers $workers \
-      --out /tmp/runs/$name.db >$OUT/$name.out 2>$OUT/$name.err
-  echo "$name: exit $? in $SECONDS s"; tail -2 $OUT/$name.err; cat $OUT/$name.out
+      --time-limit $left --out /tmp/runs/$name.db >$OUT/$name.out 2>$OUT/$name.err
+  echo "$name: exit $? in $(( $(date +%s) - start )) s (time limit $left s)"; tail -2 $OUT/$name.err; cat $OUT/$name.out
   SECONDS=0
   python3 -P benchmarks/report_suites.py /tmp/runs $name --out $OUT/suites_$name.json && echo "report: $SECONDS s"
   ls -l /tmp/runs
