@@ -10,10 +10,11 @@ same ids, same raw ranges, same judged counts, same tests), in unit order:
   each unit's judged count;
 - each unit's raw indices go to a classifying process (`--workers N`: a
   pool of N processes, started with `spawn` since this process holds a
-  CUDA context; N = 1 classifies here), which decodes the candidates,
-  classifies them under every verdict (`work.classify_batch`) and sends
-  back the canonical keys packed for the store (`UnitResult.packed`) with
-  its verdict masks, and its own peak resident memory;
+  CUDA context; N = 1 classifies here), which classifies them under every
+  verdict straight from the indices (`stream_classify.classify_indices`:
+  what `work.classify_batch` gives, vectorized) and sends back the
+  canonical keys packed for the store (`UnitResult.packed`) with their
+  verdict masks, and its own peak resident memory;
 - results are taken back in unit order with at most IN_FLIGHT_PER_WORKER
   units per worker outstanding, so memory does not grow with the run.
 
@@ -38,7 +39,8 @@ import numpy as np
 from .space import Bounds
 from .store import KeyCodec, UnitResult
 from .stream import PartitionTable, StreamSpace
-from .work import RAW_PER_UNIT_SIZE, classify_batch
+from .stream_classify import classify_indices
+from .work import RAW_PER_UNIT_SIZE
 
 BATCH_RAW = 1 << 30
 """Raw indices per kernel launch at most (about 0.2-1 s of GPU work at 6i)."""
@@ -94,10 +96,8 @@ def classify_unit(
     started = time.perf_counter()
     space = _space(bounds, unit_raw)
     table = space.table(space.unit(unit_id).partition)
-    candidates = table.candidates(indices)
-    labels, masks = classify_batch(candidates) if candidates else ((), [])
-    codec = _codec(bounds)
-    packed = tuple((codec.pack(c), m) for c, m in zip(candidates, masks))
+    labels, masks, keys = classify_indices(table, _codec(bounds), indices)
+    packed = tuple(zip(keys, masks))
     classifying = time.perf_counter() - started
     result = UnitResult(unit_id, judged, (), True, labels, judging, classifying, packed)
     return result, os.getpid(), peak_rss()

@@ -171,3 +171,44 @@ def test_gpu_judge_units_counts_per_unit():
         found, judged = cuda_judge.judge_units(table, 0, table.size, 1 << 18)
         expected = cpu_judge_units(table, 0, table.size, 1 << 18)
         assert np.array_equal(found, expected[0]) and np.array_equal(judged, expected[1])
+
+
+@pytest.mark.parametrize(
+    "bounds",
+    [Bounds(2, 4), Bounds(3, 4), Bounds(4, 4), Bounds(2, 3, locations=3), Bounds(2, 3, values=3)],
+    ids=lambda b: f"{b.label}-L{b.locations}V{b.values}",
+)
+def test_classify_indices_is_classify_batch_and_pack(bounds):
+    """Every test of the configuration: the vectorized records and keys give
+    `classify_batch`'s masks and `KeyCodec.pack`'s keys (the oracle path)."""
+    from progress.synth.store import KeyCodec
+    from progress.synth.stream_classify import classify_indices
+    from progress.synth.work import classify_batch
+
+    space = StreamSpace(bounds)
+    codec = KeyCodec(bounds)
+    total = 0
+    for partition in range(len(space.partitions)):
+        table = space.table(partition)
+        indices, _ = judge_range(table, 0, table.size)
+        candidates = table.candidates(indices)
+        names, masks, keys = classify_indices(table, codec, indices)
+        expected_names, expected_masks = classify_batch(candidates)
+        assert names == expected_names
+        assert masks == expected_masks
+        assert keys == [codec.pack(c) for c in candidates]
+        total += len(indices)
+    assert total > 100
+
+
+def test_classify_indices_sends_what_the_kernel_cannot_take_to_classify_batch(monkeypatch):
+    from progress import batch
+    from progress.synth.store import KeyCodec
+    from progress.synth.stream_classify import classify_indices
+    from progress.synth.work import classify_batch
+
+    table = StreamSpace(Bounds(2, 3)).table(0)
+    indices, _ = judge_range(table, 0, table.size)
+    monkeypatch.setattr(batch, "CAP", 3)  # every LTS is too big: all through classify_batch
+    _, masks, _ = classify_indices(table, KeyCodec(Bounds(2, 3)), indices)
+    assert len(indices) > 10 and masks == classify_batch(table.candidates(indices))[1]

@@ -23,9 +23,10 @@ for name in "$@"; do
   t=${name%%t*}; rest=${name#*t}; i=${rest%%i*}
   left=$((BUDGET - ($(date +%s) - T0) - 45)); [ $left -gt 30 ] || { echo "$name: no time left"; continue; }
   start=$(date +%s)
-  timer $OUT/$name.time python3 -P -m progress synth -t $t -i $i --engine cuda --workers $workers \
+  timer /tmp/runs/$name.time python3 -P -m progress synth -t $t -i $i --engine cuda --workers $workers \
       --time-limit $left --out /tmp/runs/$name.db >$OUT/$name.out 2>$OUT/$name.err
-  echo "$name: exit $? in $(( $(date +%s) - start )) s (time limit $left s)"; tail -2 $OUT/$name.err; cat $OUT/$name.out
+  code=$?; cp /tmp/runs/$name.time $OUT/
+  echo "$name: exit $code in $(( $(date +%s) - start )) s (time limit $left s)"; tail -2 $OUT/$name.err; cat $OUT/$name.out
   SECONDS=0
   python3 -P benchmarks/report_suites.py /tmp/runs $name --out $OUT/suites_$name.json && echo "report: $SECONDS s"
   ls -l /tmp/runs
