@@ -72,7 +72,7 @@ def suite(runs: Path, name: str, keys_dir: Path | None) -> dict:
         if keys_dir is not None:
             keys_dir.mkdir(parents=True, exist_ok=True)
             with open(keys_dir / f"{name}.keys.gz", "wb") as file:
-                written = keys.write(file, bounds, labels, store.tests())
+                written = keys.write_packed(file, bounds, labels, tests, store.packed_tests())
             assert written == tests
         stop, engine, elapsed = p.get("stop"), p.get("engine"), p.get("elapsed")
     rows = [(dict(zip(labels, unpack_verdicts(mask, len(labels)))), count) for mask, count in groups]

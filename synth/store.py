@@ -343,6 +343,13 @@ class Store:
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{self.path} is damaged: {error}") from None
 
+    def packed_tests(self) -> Iterator[tuple[bytes, int]]:
+        """`tests` as stored: (KeyCodec key, verdict mask), in export order, streamed."""
+        try:
+            yield from self.db.execute("SELECT key, verdicts FROM tests ORDER BY key")
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"{self.path} is damaged: {error}") from None
+
     def verdict_counts(self) -> list[tuple[str, int, int]]:
         """(label, tests that pass, tests that fail) per verdict, aggregated by SQLite."""
         labels = self.labels()

@@ -212,3 +212,23 @@ def test_classify_indices_sends_what_the_kernel_cannot_take_to_classify_batch(mo
     monkeypatch.setattr(batch, "CAP", 3)  # every LTS is too big: all through classify_batch
     _, masks, _ = classify_indices(table, KeyCodec(Bounds(2, 3)), indices)
     assert len(indices) > 10 and masks == classify_batch(table.candidates(indices))[1]
+
+
+def test_keys_written_from_the_store_are_the_keys_written_from_candidates(tmp_path, capsys):
+    """`keys.write_packed` (streamed from the store's keys: --save-keys, report_suites)
+    writes `keys.write`'s bytes; a wrong count is refused."""
+    import io
+
+    from progress.synth import keys
+    from progress.synth.store import Store
+
+    code, _, _ = run(capsys, "-t", "3", "-i", "4", "--out", str(tmp_path / "a.db"))
+    assert code == 0
+    bounds = Bounds(3, 4)
+    with Store(tmp_path / "a.db", readonly=True) as store:
+        slow, fast = io.BytesIO(), io.BytesIO()
+        assert keys.write(slow, bounds, store.labels(), store.tests()) == 4146
+        assert keys.write_packed(fast, bounds, store.labels(), 4146, store.packed_tests()) == 4146
+        assert slow.getvalue() == fast.getvalue()
+        with pytest.raises(ValueError):
+            keys.write_packed(io.BytesIO(), bounds, store.labels(), 4147, store.packed_tests())

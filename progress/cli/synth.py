@@ -195,7 +195,7 @@ def _run(path: Path, settings: Settings, resume: bool, export_dir: Path | None, 
             click.echo(f"exported {written} test(s) to {export_dir / bounds.label}")
         if keys_path:
             with writing(keys_path), open(keys_path, "wb") as file:
-                written = keys.write(file, bounds, store.labels(), store.tests())
+                written = keys.write_packed(file, bounds, store.labels(), store.count_tests(), store.packed_tests())
             click.echo(f"wrote {written} test(s) to {keys_path}")
     raise SystemExit(
         {
