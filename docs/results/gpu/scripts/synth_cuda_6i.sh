@@ -31,3 +31,22 @@ for name in "$@"; do
   python3 -P benchmarks/report_suites.py /tmp/runs $name --out $OUT/suites_$name.json && echo "report: $SECONDS s"
   ls -l /tmp/runs
 done
+# keys files (synth/keys.py format 1, streamed from each store) while time is left: size and sha256
+mkdir -p /tmp/keys
+for name in "$@"; do
+  left=$((BUDGET - ($(date +%s) - T0))); [ $left -gt 90 ] || { echo "keys $name: no time left"; continue; }
+  SECONDS=0
+  python3 -P -c "
+import sys
+from progress.synth import keys
+from progress.synth.space import Bounds
+from progress.synth.store import Store
+with Store(sys.argv[1], readonly=True) as s:
+    p = s.params()
+    b = Bounds(p['threads'], p['instructions'], p['locations'], p['values'])
+    with open(sys.argv[2], 'wb') as f:
+        print(keys.write_packed(f, b, s.labels(), s.count_tests(), s.packed_tests()), 'tests')
+" /tmp/runs/$name.db /tmp/keys/$name.keys.gz && echo "keys $name: $SECONDS s"
+  ls -l /tmp/keys/$name.keys.gz; sha256sum /tmp/keys/$name.keys.gz | tee $OUT/$name.keys.sha256
+  [ $(stat -c %s /tmp/keys/$name.keys.gz) -le 16000000 ] && cp /tmp/keys/$name.keys.gz $OUT/
+done
