@@ -2,7 +2,7 @@
 # on the H200 machine (GPU judge, classifying processes on the CPU cores).
 # Run from a checkout of the branch, with the wheels of ../.whl (lark) beside it:
 #   bash docs/results/gpu/scripts/synth_cuda_6i.sh WORKERS [pytest] CONFIG...   (CONFIG: 2t6i or 3t6i)
-# Writes $OUT/NAME.{out,err,time}, $OUT/suites_NAME.json (benchmarks/report_suites.py), $OUT/pytest.txt.
+# Writes $OUT/NAME.{out,time}, $OUT/suites_NAME.json (benchmarks/report_suites.py), $OUT/pytest.txt.
 set -u
 BUDGET=${BUDGET:-570}  # seconds for the whole script: each run gets --time-limit (what is left - 45 s for its report)
 workers=$1; shift
@@ -24,9 +24,9 @@ for name in "$@"; do
   left=$((BUDGET - ($(date +%s) - T0) - 45)); [ $left -gt 30 ] || { echo "$name: no time left"; continue; }
   start=$(date +%s)
   timer /tmp/runs/$name.time python3 -P -m progress synth -t $t -i $i --engine cuda --workers $workers \
-      --time-limit $left --out /tmp/runs/$name.db >$OUT/$name.out 2>$OUT/$name.err
+      --time-limit $left --out /tmp/runs/$name.db >$OUT/$name.out 2>/tmp/runs/$name.err
   code=$?; cp /tmp/runs/$name.time $OUT/
-  echo "$name: exit $code in $(( $(date +%s) - start )) s (time limit $left s)"; tail -2 $OUT/$name.err; cat $OUT/$name.out
+  echo "$name: exit $code in $(( $(date +%s) - start )) s (time limit $left s)"; tail -2 /tmp/runs/$name.err; cat $OUT/$name.out
   SECONDS=0
   python3 -P benchmarks/report_suites.py /tmp/runs $name --out $OUT/suites_$name.json && echo "report: $SECONDS s"
   ls -l /tmp/runs
@@ -47,6 +47,6 @@ with Store(sys.argv[1], readonly=True) as s:
     with open(sys.argv[2], 'wb') as f:
         print(keys.write_packed(f, b, s.labels(), s.count_tests(), s.packed_tests()), 'tests')
 " /tmp/runs/$name.db /tmp/keys/$name.keys.gz && echo "keys $name: $SECONDS s"
-  ls -l /tmp/keys/$name.keys.gz; sha256sum /tmp/keys/$name.keys.gz | tee $OUT/$name.keys.sha256
+  ls -l /tmp/keys/$name.keys.gz; sha256sum /tmp/keys/$name.keys.gz
   [ $(stat -c %s /tmp/keys/$name.keys.gz) -le 16000000 ] && cp /tmp/keys/$name.keys.gz $OUT/
 done
