@@ -224,7 +224,7 @@ def chunk_for(size: int, per_counter: int) -> int:
     want = max(32, -(-size // THREADS_PER_LAUNCH))
     if want >= per_counter:
         return per_counter
-    divisors = set()
+    divisors: set[int] = set()
     d = 1
     while d * d <= per_counter:
         if per_counter % d == 0:
