@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from progress.cli.inputs import expand_each
 
@@ -140,3 +142,47 @@ def test_relative_names_are_relpaths():
     ]
     for full, root in cases:
         assert _relative(full, root) == Path(os.path.relpath(full, root)).as_posix(), (full, root)
+
+
+_PATHS = st.text(alphabet="ab0123456789/.\x01", max_size=14)
+
+
+@settings(max_examples=500, derandomize=True, deadline=None)
+@given(st.lists(_PATHS, min_size=2, max_size=6), st.lists(st.sampled_from(["a/", "a1/", "", "b/02/"]), max_size=6))
+def test_the_walks_sort_key_sorts_as_the_natural_order(texts, folders):
+    """_natural_key's strings sort exactly as _natural's lists (ties included,
+    so a stable sort keeps the same order), and a folder's key joined with a
+    name's is the key of the joined path (how _walk builds it)."""
+    from progress.cli.inputs import _natural_key
+
+    texts += [f"{n}.axb" for n in ("7", "007", "10", "0")]
+    for one in texts:
+        for other in texts:
+            a, b = _DIGIT_SPLIT(one), _DIGIT_SPLIT(other)
+            ka, kb = _natural_key(one), _natural_key(other)
+            assert (a < b, a == b) == (ka < kb, ka == kb), (one, other)
+    for folder in folders:
+        for name in texts:
+            assert _natural_key(folder)[:-1] + _natural_key(name) == _natural_key(folder + name)
+
+
+def _DIGIT_SPLIT(text: str) -> list:
+    """_natural's key of a text (Path would normalize `a//b`; the walk's texts are normalized)."""
+    import re
+
+    parts = re.split(r"(\d+)", text)
+    parts[1::2] = map(int, parts[1::2])
+    return parts
+
+
+def test_directory_listing_is_in_natural_order_as_text(tmp_path):
+    """expand_names gives the texts of expand_each's Paths, in natural order."""
+    from progress.cli.inputs import _natural, expand_names
+
+    _tests(tmp_path, "s/10.axb", "s/9.axb", "s/009.axb", "s/b/1.axb", "s/b1.axb", "s/a.axb", "s/c2/3.axb")
+    names = expand_names([str(tmp_path / "s")])
+    assert names == [str(p) for p in expand_each([str(tmp_path / "s")])]
+    walked = [Path(folder) / name for folder, _, files in os.walk(tmp_path / "s") for name in files]
+    assert names == [str(p) for p in sorted(walked, key=_natural)]  # the order before expand_names
+    shown = [n[len(str(tmp_path)) + 3 :] for n in names]
+    assert shown[2:] == ["10.axb", "a.axb", "b1.axb", "b/1.axb", "c2/3.axb"]  # `b` before `b/`

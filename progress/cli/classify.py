@@ -31,7 +31,7 @@ from ..program import Program
 from ..quickparse import quick_parts
 from ..registry import all_models
 from ..tables import FORMATS, mismatch_line, parse_verdict_csv, render_classification, render_matrix
-from .inputs import display, expand_each, load, read_text, suite_names
+from .inputs import display, expand_names, load, read_text, suite_names
 from .outputs import write_file
 
 
@@ -112,7 +112,7 @@ def classify_command(paths, rule, fmt, matrix, output, suites, plot, expect, max
     labels = tuple(column.label for column in columns_for(models))
     expected = parse_verdict_csv(read_text(expect), str(expect), labels) if expect else None
     files, unreadable = [], 0
-    for item in expand_each(list(paths)):
+    for item in expand_names(list(paths)):
         if isinstance(item, InputError):
             click.echo(item.render(), err=True)
             unreadable += 1
