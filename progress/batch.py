@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 
 import numpy as np
 
@@ -171,11 +172,13 @@ def verdicts_of_parts(
     max_states: int | None = None,
     stats: Stats | None = None,
     program_of: Callable[[int], Program] | None = None,
+    records: Sequence[Sequence[int]] | None = None,
 ) -> list[tuple[bool | None, ...]]:
     """`verdicts` of programs given as (threads, init) (plain tuples, as
     `quickparse.quick_parts` reads them); `program_of(i)` is the i-th as a
     Program for check_program when the kernel cannot take it (default: built
-    from its parts)."""
+    from its parts); `records[i]`, when given, is `record_of(*parts[i])`
+    (`bulkread` makes both at once)."""
     queries = tuple(queries)
     results: list[tuple[bool | None, ...] | None] = [None] * len(parts)
     by_threads: dict[int, list[int]] = {}
@@ -187,7 +190,8 @@ def verdicts_of_parts(
         if table is None:
             slow += members
             continue
-        codes = _run(table, [record_of(*parts[i]) for i in members], n, max_states)
+        chosen = [record_of(*parts[i]) for i in members] if records is None else [records[i] for i in members]
+        codes = _run(table, chosen, n, max_states)
         for i, row in zip(members, codes.tolist()):
             if fastcheck.TOO_BIG in row:
                 slow.append(i)
@@ -210,13 +214,11 @@ def _program(threads, init) -> Program:
 _VALUE = {fastcheck.PASS: True, fastcheck.FAIL: False, fastcheck.INCONCLUSIVE: None}
 
 
-def _run(table: Tables, records: list[list[int]], n: int, max_states: int | None) -> np.ndarray:
+def _run(table: Tables, records: Sequence[Sequence[int]], n: int, max_states: int | None) -> np.ndarray:
+    lengths = np.fromiter(map(len, records), np.int64, len(records))
     offsets = np.zeros(len(records), np.int64)
-    flat: list[int] = []
-    for p, rec in enumerate(records):
-        offsets[p] = len(flat)
-        flat += rec
-    data = np.array(flat, np.int64)
+    np.cumsum(lengths[:-1], out=offsets[1:])
+    data = np.fromiter(chain.from_iterable(records), np.int64, int(lengths.sum()))
     out = np.empty((len(records), len(table.query_model)), np.int8)
     fastcheck.check_batch(
         data,

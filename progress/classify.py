@@ -14,6 +14,8 @@ distinguishing test of m also fails weak m: it needs strong fairness.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress
+from typing import NamedTuple
 
 from .analyze import NO_FAIRNESS, TestReport
 from .check import STRONG, WEAK
@@ -41,9 +43,9 @@ class Column:
         return self.model if self.fairness == NO_FAIRNESS else f"{self.model}/{self.fairness}"
 
 
-@dataclass(frozen=True)
-class Row:
-    """`cells[i]` is the verdict under `columns[i]`: True pass, False fail, None inconclusive."""
+class Row(NamedTuple):
+    """`cells[i]` is the verdict under `columns[i]`: True pass, False fail, None
+    inconclusive. (A named tuple: a big suite makes hundreds of thousands.)"""
 
     test: str
     hash: str
@@ -143,16 +145,26 @@ def lattice_order(models: list[ProgressModel], columns: tuple[Column, ...]) -> l
 
 def lattice_rule(matrix: Matrix, models: list[ProgressModel]) -> Classification:
     closure = at_or_below(models)
+    tests = [r.test for r in matrix.rows]
+    kinds, kind_of = _row_kinds(matrix)
     rows = []
     for point in lattice_order(models, matrix.columns):
         index = matrix.columns.index(point)
         lower = [matrix.columns.index(c) for c in strictly_below(point, matrix.columns, closure)]
-        conformance = [r.test for r in matrix.rows if r.cells[index] is True]
-        distinguishing = [
-            r.test for r in matrix.rows if r.cells[index] is True and all(r.cells[i] is False for i in lower)
-        ]
+        passes = [cells[index] is True for cells in kinds]
+        only = [ok and all(cells[i] is False for i in lower) for ok, cells in zip(passes, kinds)]
+        conformance = compress(tests, map(passes.__getitem__, kind_of))
+        distinguishing = compress(tests, map(only.__getitem__, kind_of))
         rows.append(ClassRow(point.model, point.fairness, tuple(conformance), tuple(distinguishing)))
     return Classification(LATTICE, len(matrix.rows), tuple(rows))
+
+
+def _row_kinds(matrix: Matrix) -> tuple[list[tuple[bool | None, ...]], list[int]]:
+    """The distinct verdict rows of the matrix (a big suite has few) and the
+    number of each row's: a rule decides each kind once."""
+    number: dict[tuple[bool | None, ...], int] = {}
+    kind_of = [number.setdefault(r.cells, len(number)) for r in matrix.rows]
+    return list(number), kind_of
 
 
 def fairness_class(matrix: Matrix, row: Row) -> str | None:

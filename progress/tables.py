@@ -109,7 +109,12 @@ def classification_latex(classification: Classification) -> str:
 
 def _matrix_rows(matrix: Matrix) -> list[list[str]]:
     rows = [["test"] + [c.label for c in matrix.columns] + ["hash"]]
-    rows += [[r.test] + [cell_text(v) for v in r.cells] + [r.hash] for r in matrix.rows]
+    shown: dict[tuple[bool | None, ...], tuple[str, ...]] = {}  # few distinct rows of verdicts: each written once
+    for r in matrix.rows:
+        texts = shown.get(r.cells)
+        if texts is None:
+            texts = shown[r.cells] = tuple(cell_text(v) for v in r.cells)
+        rows.append([r.test, *texts, r.hash])
     return rows
 
 

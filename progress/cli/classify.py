@@ -6,6 +6,7 @@ import multiprocessing
 import os
 import signal
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -166,7 +167,12 @@ CHUNK = 4096
 
 
 def check_suite(
-    locations: dict[str, Path], models, max_states=None, time_limit=None, batch: bool | None = None, jobs: int = 1
+    locations: dict[str, Path] | dict[str, str],
+    models,
+    max_states=None,
+    time_limit=None,
+    batch: bool | None = None,
+    jobs: int = 1,
 ) -> tuple[Matrix, int]:
     """The verdict matrix of the tests {name: file}, in order, and how many files
     had bad input (reported on standard error and left out). `batch` forces
@@ -194,7 +200,9 @@ def check_suite(
     return Matrix(columns, tuple(rows)), bad
 
 
-def _check_batched(locations: dict[str, Path], models, columns, max_states, advance, jobs: int) -> tuple[Matrix, int]:
+def _check_batched(
+    locations: dict[str, Path] | dict[str, str], models, columns, max_states, advance, jobs: int
+) -> tuple[Matrix, int]:
     """The batch path: chunks of CHUNK tests read, checked and let go, in
     order, in this process or (jobs > 1) in forked worker processes."""
     by_name = {model.name: model for model in models}
@@ -207,7 +215,7 @@ def _check_batched(locations: dict[str, Path], models, columns, max_states, adva
         for error in errors:
             click.echo(error, err=True)
         bad += len(errors)
-        rows += [Row(*test) for test in found]
+        rows += found
         for _ in chunk:
             advance()
     return Matrix(columns, tuple(rows)), bad
@@ -246,33 +254,52 @@ def _worker_signals() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _check_chunk(chunk: list[tuple[str, Path]]) -> tuple[list[tuple[str, str, tuple]], list[str]]:
-    """((name, hash, verdicts) per good test, rendered errors of the bad ones),
-    in order. Files in the plain layout are read by `quick_parts`, without
-    building Programs; any other goes through `parse_program`."""
-    from ..batch import verdicts_of_parts
+def _check_chunk(chunk: list[tuple[str, str]]) -> tuple[list[Row], list[str]]:
+    """(a Row per good test, rendered errors of the bad ones), in order. Files
+    in the plain layout are read by the process's `BulkReader`; any other goes
+    through `quick_parts`, then `parse_program` (which reports bad input)."""
+    from ..batch import record_of, verdicts_of_parts
+    from ..bulkread import BulkReader
 
+    global _READER
+    if _READER is None:
+        _READER = BulkReader()
+    read = _READER.read
     queries, max_states = _WORK
     names: list[str] = []
     parts: list[Parts] = []
+    hashes: list[str] = []
+    records: list[Sequence[int]] = []
     errors: list[str] = []
     for name, path in chunk:
         try:
             text = read_text(path)
-            shown = display(path)
-            quick = quick_parts(text, shown)
-            if quick is None:
-                program = parse_program(text, shown)
-                parts.append((program.threads, program.init))
+            got = read(text)
+            if got is None:
+                shown = display(path)
+                quick = quick_parts(text, shown)
+                if quick is None:
+                    program = parse_program(text, shown)
+                    threads, init = program.threads, program.init
+                else:
+                    threads, init = quick[1:]
+                parts.append((threads, init))
+                hashes.append(hash_of_text(text_of_parts(threads, init)))
+                records.append(record_of(threads, init))
             else:
-                parts.append(quick[1:])
+                parts.append((got.threads, got.init))
+                hashes.append(got.hash)
+                records.append(got.record)
         except InputError as error:
             errors.append(error.render())
             continue
         names.append(name)
-    cells = verdicts_of_parts(parts, queries, max_states)
-    hashes = [hash_of_text(text_of_parts(*p)) for p in parts]
-    return list(zip(names, hashes, cells)), errors
+    cells = verdicts_of_parts(parts, queries, max_states, records=records)
+    return list(map(Row, names, hashes, cells)), errors
+
+
+_READER: Any = None
+"""The process's BulkReader (its memo lives as long as the process)."""
 
 
 def _load_or_report(path: Path) -> Program | None:
@@ -308,7 +335,7 @@ class _progress:
         return False
 
 
-def write_suites(directory: Path, classification: Classification, locations: dict[str, Path]) -> None:
+def write_suites(directory: Path, classification: Classification, locations: dict[str, Path] | dict[str, str]) -> None:
     """One @list file per row and kind, its paths relative to its own directory."""
     for kind in ("conformance", "distinguishing"):
         folder = directory / kind
