@@ -232,3 +232,26 @@ def test_keys_written_from_the_store_are_the_keys_written_from_candidates(tmp_pa
         assert slow.getvalue() == fast.getvalue()
         with pytest.raises(ValueError):
             keys.write_packed(io.BytesIO(), bounds, store.labels(), 4147, store.packed_tests())
+
+
+def test_cuda_engine_stops_at_the_time_limit_and_resumes(tmp_path, capsys, cpu_standing_in, monkeypatch):
+    """A launch is not started past the deadline; the units done stay; --resume
+    finishes the run and the export is the compiled engine's."""
+    import time
+
+    def slow_judge(table, start, stop, per_counter):
+        time.sleep(0.3)
+        return cpu_judge_units(table, start, stop, per_counter)
+
+    monkeypatch.setattr(cuda_judge, "judge_units", slow_judge)
+    args = ["-t", "3", "-i", "4", "--unit-size", "8", "--engine", "cuda", "--out", str(tmp_path / "g.db")]
+    code, out, _ = run(capsys, *args, "--time-limit", "1")
+    assert code == 3 and "stopped at the time limit" in out
+    with sqlite3.connect(tmp_path / "g.db") as connection:
+        done = connection.execute("SELECT COUNT(*) FROM units").fetchone()[0]
+    assert 0 < done < 147  # 3t4i: 147 units of 4096 raw indices
+    monkeypatch.setattr(cuda_judge, "judge_units", cpu_judge_units)
+    code, out, _ = run(capsys, "--resume", "--out", str(tmp_path / "g.db"), "--export", str(tmp_path / "g"))
+    assert code == 0 and "complete" in out and "tests found: 4146" in out
+    code, _, _ = run(capsys, "-t", "3", "-i", "4", "--out", str(tmp_path / "c.db"), "--export", str(tmp_path / "c"))
+    assert code == 0 and file_tree(tmp_path / "c") == file_tree(tmp_path / "g")
