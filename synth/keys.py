@@ -28,9 +28,12 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterable, Iterator
+import lzma
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
+
+import numpy as np
 
 from progress.errors import UsageError
 
@@ -203,3 +206,281 @@ class KeysFile:
         if not 0 < sum(lengths) <= bounds.instructions or 0 in lengths:
             raise KeysError(f"{self.path}: test {number} is outside its bounds")
         return candidate
+
+
+# Format 2: sorted ranked indices, xz
+
+
+VERSION_XZ = 2
+XZ_MAGIC = b"\xfd7zXZ\x00"
+BLOCK = 1 << 16
+"""Tests per block of format 2 (deltas, then verdict-vector ids)."""
+
+
+class _Ranks:
+    """One partition's tests as integers that sort in export order: the
+    mixed-radix number (radices of `stream.PartitionTable`) of each slot's
+    option *rank* among the slot's options sorted by their key number, so
+    index order is key order (options themselves are location-major only)."""
+
+    def __init__(self, table, codec: KeyCodec):
+        self.table = table
+        self.codec = codec
+        L, V, R, _, _ = codec.radices
+        slots, width = table.options.shape[0], table.options.shape[1]
+        loc, cmp, target, xchg, val = (table.options[:, :, f] for f in range(5))
+        numbers = (((loc * V + cmp) * R + target) * 2 + xchg) * V + val  # [slot, option]
+        top = L * V * R * 2 * V
+        self.rank_of = np.full((slots, top), -1, dtype=np.int64)  # [slot, key number] -> rank
+        self.options = np.zeros_like(table.options)  # [slot, rank, field]
+        for s in range(slots):
+            radix = int(table.radices[s])
+            order = np.argsort(numbers[s, :radix], kind="stable")
+            self.rank_of[s, numbers[s, order]] = np.arange(radix)
+            self.options[s, :radix] = table.options[s, order]
+        self.width = width
+
+    def indices(self, blobs: list[bytes]) -> np.ndarray:
+        """The ranked indices of packed keys of this partition."""
+        threads, w = len(self.table.lengths), self.codec.width
+        data = np.frombuffer(b"".join(blobs), dtype=np.uint8).reshape(len(blobs), -1)[:, threads:]
+        numbers = np.zeros((len(blobs), data.shape[1] // w), dtype=np.int64)
+        for b in range(w):
+            numbers = numbers * 256 + data[:, b::w]
+        ranks = self.rank_of[np.arange(numbers.shape[1])[None, :], numbers]
+        if (ranks < 0).any():
+            raise ValueError("a key that is not an option of its partition")
+        return (ranks * self.table.place[None, :]).sum(axis=1)
+
+    def fields(self, indices: np.ndarray) -> np.ndarray:
+        """[test, slot, field] of the tests at ranked `indices`."""
+        digits = indices[:, None] // self.table.place[None, :] % self.table.radices[None, :]
+        return self.options[np.arange(len(self.table.radices))[None, :], digits]
+
+
+def _varints(values: np.ndarray) -> bytes:
+    """LEB128 of non-negative int64s, vectorized."""
+    if not len(values):
+        return b""
+    values = values.astype(np.uint64)
+    sizes = np.ones(len(values), dtype=np.int64)
+    for k in range(1, 10):
+        sizes += values >= np.uint64(1 << (7 * k))
+    top = int(sizes.max())
+    shifts = np.arange(top, dtype=np.uint64) * np.uint64(7)
+    groups = ((values[:, None] >> shifts[None, :]) & np.uint64(0x7F)).astype(np.uint8)
+    more = np.arange(top)[None, :] < (sizes[:, None] - 1)
+    groups |= np.where(more, 0x80, 0).astype(np.uint8)
+    keep = np.arange(top)[None, :] < sizes[:, None]
+    return groups[keep].tobytes()
+
+
+def write_xz(
+    raw: BinaryIO,
+    bounds: Bounds,
+    labels: tuple[str, ...],
+    count: int,
+    rows: Callable[[], Iterable[tuple[bytes, int]]],
+) -> int:
+    """Format 2 of the tests that `rows()` yields ((packed key, mask) in
+    export order, as `Store.packed_tests` gives them; `count` of them;
+    called twice: the header's counts, then the body, so memory stays flat):
+    an xz stream (preset 9, deterministic) of a JSON header line (format 1's
+    fields less mask_bytes, plus `vectors`: the distinct verdict masks,
+    ascending, and `partitions`: [thread lengths, tests] for each non-empty
+    partition in export order) and then, partition by partition, blocks of
+    at most BLOCK tests: each test's ranked index (`_Ranks`) as the LEB128
+    delta from the previous one of its partition (the first from 0), then
+    one byte per test naming its verdict vector (two, little-endian, past
+    256 vectors). About 0.25-0.3 bytes per test, a tenth of format 1
+    (benchmarks/keys_encoding.py)."""
+    from .stream import StreamSpace
+
+    codec = KeyCodec(bounds)
+    space = StreamSpace(bounds)
+    position = {lengths: p for p, lengths in enumerate(space.partitions)}
+    counts: dict[int, int] = {}
+    seen: set[int] = set()
+    written = 0
+    for key, mask in rows():
+        p = position.get(tuple(key[: bounds.threads]))
+        if p is None:
+            raise ValueError(f"a key with thread lengths {tuple(key[: bounds.threads])} outside {bounds}")
+        counts[p] = counts.get(p, 0) + 1
+        seen.add(mask)
+        written += 1
+    if written != count:
+        raise ValueError(f"{written} tests, not the {count} announced")
+    if list(counts) != sorted(counts):
+        raise ValueError("tests out of export order")
+    vectors = sorted(seen)
+    number = {mask: i for i, mask in enumerate(vectors)}
+    id_type = np.uint8 if len(vectors) <= 256 else np.dtype("<u2")
+    header = {
+        "format": FORMAT,
+        "version": VERSION_XZ,
+        "threads": bounds.threads,
+        "instructions": bounds.instructions,
+        "locations": bounds.locations,
+        "values": bounds.values,
+        "labels": list(labels),
+        "tests": count,
+        "vectors": vectors,
+        "partitions": [[list(space.partitions[p]), counts[p]] for p in sorted(counts)],
+    }
+    with lzma.LZMAFile(raw, "wb", format=lzma.FORMAT_XZ, preset=9) as out:
+        out.write(json.dumps(header, sort_keys=True).encode() + b"\n")
+        state: dict = {"p": None, "ranks": None, "previous": 0}
+        keys_: list[bytes] = []
+        masks: list[int] = []
+
+        def flush() -> None:
+            if not keys_:
+                return
+            index = state["ranks"].indices(keys_)
+            deltas = np.diff(index, prepend=state["previous"])
+            if (deltas[1:] <= 0).any() or deltas[0] < 0 or (state["previous"] and deltas[0] <= 0):
+                raise ValueError("tests out of export order")
+            out.write(_varints(deltas))
+            out.write(np.array([number[m] for m in masks], dtype=id_type).tobytes())
+            state["previous"] = int(index[-1])
+            keys_.clear()
+            masks.clear()
+
+        again = 0
+        for key, mask in rows():
+            p = position[tuple(key[: bounds.threads])]
+            if p != state["p"]:
+                flush()
+                state.update(p=p, ranks=_Ranks(space.table(p), codec), previous=0)
+            keys_.append(key)
+            masks.append(mask)
+            again += 1
+            if len(keys_) >= BLOCK:
+                flush()
+        flush()
+    if again != count:
+        raise ValueError("the tests changed between the two passes")
+    return written
+
+
+class KeysFileXz:
+    """A format-2 keys file, read like `KeysFile` (`.bounds`, `.labels`,
+    `.count`, `.tests()`); checks the header, the partitions, that indices
+    ascend within their partition's size, that every test is canonical
+    (locations in first-use order), the vector ids and the count."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        try:
+            self._file = lzma.LZMAFile(path, "rb")
+            line = self._file.readline(1 << 24)
+            header = json.loads(line)
+        except (OSError, EOFError, ValueError, UnicodeDecodeError, lzma.LZMAError) as error:
+            raise KeysError(f"{path}: not a keys file ({error})") from None
+        if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("version") != VERSION_XZ:
+            self._file.close()
+            raise KeysError(f"{path}: not a keys file of format {VERSION_XZ}")
+        try:
+            self.bounds = Bounds(
+                int(header["threads"]), int(header["instructions"]), int(header["locations"]), int(header["values"])
+            )
+            self.labels = tuple(str(label) for label in header["labels"])
+            self.count = int(header["tests"])
+            self.vectors = [int(v) for v in header["vectors"]]
+            self.partitions = [(tuple(int(n) for n in lengths), int(n)) for lengths, n in header["partitions"]]
+        except (KeyError, TypeError, ValueError):
+            self._file.close()
+            raise KeysError(f"{path}: damaged header {line[:200]!r}") from None
+        top = 1 << (2 * len(self.labels))
+        if (
+            self.count < 0
+            or sum(n for _, n in self.partitions) != self.count
+            or any(not 0 <= v < top for v in self.vectors)
+            or self.vectors != sorted(set(self.vectors))
+        ):
+            self._file.close()
+            raise KeysError(f"{path}: damaged header {line[:200]!r}")
+        self.codec = KeyCodec(self.bounds)
+
+    def __enter__(self) -> KeysFileXz:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._file.close()
+
+    def _varints(self, count: int, number: int) -> np.ndarray:
+        out = np.zeros(count, dtype=np.int64)
+        read = self._file.read
+        for i in range(count):
+            value, shift = 0, 0
+            while True:
+                byte = read(1)
+                if not byte:
+                    raise KeysError(f"{self.path}: truncated at test {number + i} of {self.count}")
+                value |= (byte[0] & 0x7F) << shift
+                shift += 7
+                if byte[0] < 0x80:
+                    break
+                if shift > 63:
+                    raise KeysError(f"{self.path}: damaged at test {number + i}")
+            out[i] = value
+        return out
+
+    def tests(self) -> Iterator[tuple[Candidate, int]]:
+        from .stream import StreamSpace
+
+        space = StreamSpace(self.bounds)
+        position = {lengths: p for p, lengths in enumerate(space.partitions)}
+        id_bytes = 1 if len(self.vectors) <= 256 else 2
+        vectors = np.array(self.vectors, dtype=np.int64)
+        number = 0
+        last_partition = -1
+        try:
+            for lengths, total in self.partitions:
+                p = position.get(lengths)
+                if p is None or p <= last_partition:
+                    raise KeysError(f"{self.path}: partition {lengths} unknown or out of order")
+                last_partition = p
+                table = space.table(p)
+                ranks = _Ranks(table, self.codec)
+                previous = -1
+                for lo in range(0, total, BLOCK):
+                    size = min(BLOCK, total - lo)
+                    index = np.cumsum(self._varints(size, number)) + (previous if previous >= 0 else 0)
+                    raw_ids = self._file.read(size * id_bytes)
+                    if len(raw_ids) != size * id_bytes:
+                        raise KeysError(f"{self.path}: truncated at test {number} of {self.count}")
+                    ids = np.frombuffer(raw_ids, dtype="<u2" if id_bytes == 2 else np.uint8).astype(np.int64)
+                    if (ids >= len(vectors)).any():
+                        raise KeysError(f"{self.path}: a verdict-vector id beyond the header's near test {number}")
+                    steps = np.diff(index, prepend=previous)
+                    if (steps <= 0).any() or (len(index) and index[-1] >= table.size):
+                        raise KeysError(f"{self.path}: tests out of order or outside their partition near {number}")
+                    fields = ranks.fields(index)
+                    loc = fields[:, :, 0]
+                    seen = np.maximum.accumulate(np.concatenate([np.full((size, 1), -1), loc[:, :-1]], axis=1), axis=1)
+                    if (loc > seen + 1).any():
+                        raise KeysError(f"{self.path}: a test near {number} is not canonical")
+                    bounds_ = [(int(a), int(a) + n) for a, n in zip(table.starts, table.lengths)]
+                    for row, mask in zip(fields.tolist(), vectors[ids].tolist()):
+                        yield (
+                            tuple(tuple((a, b, c, bool(d), e) for a, b, c, d, e in row[x:y]) for x, y in bounds_),
+                            mask,
+                        )
+                    number += size
+                    previous = int(index[-1]) if size else previous
+            if self._file.read(1):
+                raise KeysError(f"{self.path}: data after the {self.count} tests of its header")
+        except (OSError, EOFError, lzma.LZMAError) as error:
+            raise KeysError(f"{self.path}: damaged ({error})") from None
+
+
+def open_keys(path: Path) -> KeysFile | KeysFileXz:
+    """A keys file of either format (format 2 is an xz stream, format 1 gzip)."""
+    try:
+        with open(path, "rb") as file:
+            magic = file.read(len(XZ_MAGIC))
+    except OSError as error:
+        raise KeysError(f"cannot read {path}: {error.strerror or error}") from None
+    return KeysFileXz(path) if magic == XZ_MAGIC else KeysFile(path)
