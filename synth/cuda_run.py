@@ -138,7 +138,7 @@ def run_cuda(
     unit_raw = settings.unit_size * RAW_PER_UNIT_SIZE
     space = _space(bounds, unit_raw)
     stream = judged_units(space, pending, judge, deadline)
-    if settings.workers <= 1:
+    if settings.workers <= 1 or not pending:  # nothing to hand out: no processes to start
         for unit_id, indices, judged, seconds in stream:
             result, pid, rss = classify_unit(bounds, unit_raw, unit_id, indices, judged, seconds)
             progress.peak_rss[pid] = rss
