@@ -1,4 +1,4 @@
-"""Run a synthesis: pending units -> engine (here or on Dask) -> store,
+"""Run a synthesis: pending units -> engine (here, on forked workers or on Dask) -> store,
 with progress reports, a time limit, resumption, and a reason for stopping.
 
 Contracts:
@@ -57,7 +57,7 @@ class Settings:
     scheduler: str | None = None
     throttle: float = 0.0  # seconds to sleep after each unit (for tests that interrupt a run)
     unit_size: int = UNIT_SIZE  # candidates per enum work unit (part of the run: fixes unit ids)
-    shard_seconds: float = 2.0  # work per Dask task, so that scheduling costs < 5% of it
+    shard_seconds: float = 2.0  # work per shard (local or Dask), so that scheduling costs < 5% of it
 
     def params(self) -> dict:
         b = self.bounds
@@ -87,8 +87,8 @@ class Progress:
     judged_now: int = 0  # candidates judged in this session
     judging: float = 0.0  # worker seconds spent judging, this session
     classifying: float = 0.0  # worker seconds spent classifying, this session
-    workers: int = 0  # Dask worker threads connected (0: a local run)
-    shards: int = 0  # Dask shards finished
+    workers: int = 0  # worker processes (Dask: threads connected); 0: a run in one process
+    shards: int = 0  # shards finished by workers
     deadline_hit: bool = False  # the time limit passed while the space was being built
     started: float = field(default_factory=time.monotonic)
     searching_since: float | None = None
@@ -293,10 +293,14 @@ def _results(
         from .cuda_run import run_cuda  # CuPy is imported only when asked for
 
         return run_cuda(settings, pending, deadline, progress)
-    if settings.workers > 1 or settings.scheduler:
+    if settings.scheduler:
         from .distributed import run_distributed  # dask is imported only when asked for
 
         return run_distributed(settings, pending, sizes, deadline, progress)
+    if settings.workers > 1:
+        from .pool import run_pool
+
+        return run_pool(settings, pending, sizes, deadline, progress)
     return _local(settings, pending, deadline)
 
 

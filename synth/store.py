@@ -27,7 +27,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from progress.errors import UsageError
@@ -93,6 +93,15 @@ class UnitResult:
     @property
     def found(self) -> int:
         return len(self.tests) + len(self.packed)
+
+
+def packed(result: UnitResult, codec: KeyCodec) -> UnitResult:
+    """`result` with its tests in the store's form (`UnitResult.packed`: packed
+    keys and verdict masks): what worker processes send back, a short byte
+    string and an integer per test to pickle instead of nested tuples, and
+    nothing left for the driver to pack before it writes."""
+    rows = tuple((codec.pack(test.candidate), test.verdicts) for test in result.tests)
+    return replace(result, tests=(), packed=result.packed + rows)
 
 
 @dataclass(frozen=True)

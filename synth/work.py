@@ -18,7 +18,7 @@ from progress.registry import all_models
 from . import canonical
 from .enum_engine import search_unit
 from .space import UNIT_SIZE, Bounds, Candidate, Space, partitions
-from .store import FoundTest, UnitResult, pack_verdicts
+from .store import FoundTest, KeyCodec, UnitResult, pack_verdicts, packed
 
 ENGINES = ("enum", "z3", "compiled", "cuda")
 """cuda: the compiled engine's units judged on the GPU (synth/cuda_run.py), classified on the CPU."""
@@ -120,6 +120,36 @@ def run_units(
         if throttle:
             time.sleep(throttle)
     return results
+
+
+def run_packed(
+    engine: str,
+    bounds: Bounds,
+    unit_ids: list[int],
+    deadline: float | None = None,
+    throttle: float = 0.0,
+    unit_size: int = UNIT_SIZE,
+) -> list[UnitResult]:
+    """`run_units` with each result in the store's form (`store.packed`): what a
+    worker process sends back to the driver (a few bytes per test to pickle)."""
+    codec = _codec(bounds)
+    return [packed(result, codec) for result in run_units(engine, bounds, unit_ids, deadline, throttle, unit_size)]
+
+
+@lru_cache(maxsize=4)
+def _codec(bounds: Bounds) -> KeyCodec:
+    return KeyCodec(bounds)
+
+
+def warm_up(engine: str, bounds: Bounds, unit_size: int = UNIT_SIZE) -> None:
+    """Load what a unit of `engine` needs (compiled kernels, the batch
+    classifier's tables for this many threads) by searching the first unit
+    of a tiny space, so that processes forked afterwards start ready."""
+    if engine not in ("compiled", "enum"):
+        return  # z3 or an accelerator: nothing worth sharing, or unsafe to share over fork
+    run_unit(engine, Bounds(bounds.threads, bounds.threads, bounds.locations, bounds.values), 0, None, unit_size)
+    classify_batch([tuple(((0, 0, 1, False, 1),) for _ in range(bounds.threads))])  # one AXB per thread
+    _codec(bounds)
 
 
 def run_unit(

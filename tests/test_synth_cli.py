@@ -1,5 +1,5 @@
 """`progress synth` end to end: summary, export read back by `progress check`,
-determinism, time limit, resume, kill -9 and Ctrl-C mid-run, Dask workers."""
+determinism, time limit, resume, kill -9 and Ctrl-C mid-run, local workers, Dask."""
 
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ def units_done(db: Path) -> int:
         return 0
 
 
-def start(db: Path) -> subprocess.Popen:
+def start(db: Path, *extra: str) -> subprocess.Popen:
     command = [
         sys.executable,
         "-c",
@@ -130,6 +130,7 @@ def start(db: Path) -> subprocess.Popen:
         "0.1",
         "--out",
         str(db),
+        *extra,
     ]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -162,20 +163,71 @@ def test_killed_mid_run_then_resumed(tmp_path, capsys, reference, how):
     assert tree(tmp_path / "x") == reference
 
 
-def test_dask_local_cluster_gives_the_same_export(tmp_path, capsys, reference):
-    code, out, _ = run(
+@pytest.mark.parametrize(
+    "engine, unit_size, workers",
+    [("compiled", "8", "2"), ("enum", "32", "2"), ("enum", "128", "3")],
+    ids=["compiled-7-units", "enum-54-units", "enum-3-workers"],
+)
+def test_local_workers_give_the_same_export(tmp_path, capsys, reference, engine, unit_size, workers):
+    """--workers N: N processes forked from the driver (synth/pool.py), many shards, the same bytes."""
+    db = tmp_path / "w.db"
+    code, out, err = run(
         capsys,
         *SMALL,
+        "--engine",
+        engine,
         "--workers",
-        "2",
+        workers,
         "--unit-size",
-        "128",
+        unit_size,
         "--out",
-        str(tmp_path / "d.db"),
+        str(db),
         "--export",
         str(tmp_path / "x"),
     )
-    assert code == 0 and "complete:" in out
+    assert code == 0 and "complete:" in out and "judged: 1708 candidates; tests found: 162;" in out
+    assert f"{workers} workers, " in err.splitlines()[-1]
+    last = err.splitlines()[-1]
+    assert int(last.split(" shards of")[0].rsplit(" ", 1)[1]) > 1  # really sharded
+    done, total = last.split("units ")[1].split(",")[0].split("/")
+    assert int(done) == int(total) == units_done(db) > 2
+    assert tree(tmp_path / "x") == reference
+
+
+def test_ctrl_c_with_local_workers_keeps_what_was_committed(tmp_path, capsys, reference):
+    """Ctrl-C reaches the driver (the workers ignore it): exit 130, done units kept, resume completes."""
+    db = tmp_path / "c.db"
+    process = start(db, "--workers", "2")
+    wait_for_units(process, db, 3)
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=60)
+    assert process.returncode == 130 and "interrupted: covered" in out
+    assert 3 <= units_done(db) < 54
+    code, out, _ = run(
+        capsys, *SMALL, *ENUM, "--unit-size", "32", "--out", str(db), "--resume", "--export", str(tmp_path / "x")
+    )
+    assert code == 0 and "tests found: 162;" in out and units_done(db) == 54
+    assert tree(tmp_path / "x") == reference
+
+
+def test_a_local_worker_killed_stops_the_run_and_resume_completes_it(tmp_path, capsys, reference):
+    """A forked worker SIGKILLed mid-run: one line and exit 70 (no verdict), the store kept, --resume finishes."""
+    import psutil
+
+    db = tmp_path / "k.db"
+    process = start(db, "--workers", "2")
+    wait_for_units(process, db, 3)
+    driver = psutil.Process(process.pid)
+    workers = [child for child in driver.children() if child.cmdline() == driver.cmdline()]  # forked: same argv
+    assert len(workers) == 2
+    workers[-1].kill()
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 70 and "a worker process died" in err and "Traceback" not in err
+    assert 3 <= units_done(db) < 54
+    code, out, _ = run(
+        capsys, *SMALL, *ENUM, "--unit-size", "32", "--out", str(db), "--resume", "--export", str(tmp_path / "x")
+    )
+    assert code == 0 and units_done(db) == 54
     assert tree(tmp_path / "x") == reference
 
 

@@ -83,8 +83,8 @@ EXIT_INTERRUPTED = 130
     type=click.IntRange(min=1, max=4096),
     default=1,
     show_default=True,
-    help="Worker processes (a Dask LocalCluster when more than 1; with --engine cuda: processes classifying "
-    "while the GPU judges).",
+    help="Worker processes forked from this one (more than 1: shards of units run in parallel; with --engine "
+    "cuda: processes classifying while the GPU judges).",
 )
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="Use this Dask scheduler (tcp://HOST:PORT) instead.")
 @click.option(
@@ -251,9 +251,9 @@ def _rates(p: RunProgress) -> str:
 
 
 def _workers(p: RunProgress) -> str:
-    """`; N workers, S shards of W s` on a Dask run (N as the scheduler counts
-    them now; W the mean worker time per shard, against milliseconds of
-    scheduling), nothing otherwise."""
+    """`; N workers, S shards of W s` on a run with workers (local, or N as the
+    Dask scheduler counts them now; W the mean worker time per shard, against
+    milliseconds of scheduling), nothing otherwise."""
     if not p.workers:
         return ""
     mean = (p.judging + p.classifying) / p.shards if p.shards else 0.0
