@@ -17,6 +17,12 @@ complete compiled searches of 2t5i and 3t5i, sampled rates on 2t6i and 3t6i
 with time estimates, and peak memory of a worker process. Writes synth.md
 and synth.json into --out. Rates use process CPU time (the machine is
 shared) and wall-clock time is given beside it.
+
+    python benchmarks/bench_synth.py --end-to-end --old OLD/bin/progress [--config 3t5i]
+
+runs benchmarks/bench_synth_e2e.py instead: `progress synth ... --export`
+end to end, today's against the pipeline before issue 13, in one run
+(synth_e2e.md).
 """
 
 from __future__ import annotations
@@ -384,6 +390,11 @@ def markdown(rows: list[dict], meta: dict) -> str:
 
 
 def main() -> None:
+    if "--end-to-end" in sys.argv[1:]:  # issue 13: the whole pipeline, before against after (its own options)
+        import bench_synth_e2e
+
+        bench_synth_e2e.main([a for a in sys.argv[1:] if a != "--end-to-end"])
+        return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skip-z3", action="store_true")
     parser.add_argument("--baseline-limit", type=float, default=600.0)

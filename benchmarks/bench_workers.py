@@ -1,13 +1,14 @@
 """Do Dask workers pay for themselves? `progress synth` end to end (start,
 space, search, classification, store, export) in one process and with
-`--workers 2` (a Dask LocalCluster), in one run on the same machine, and
+`--workers 2` (worker processes forked from the driver), in one run on the same machine, and
 the two exports compared byte for byte.
 
     python benchmarks/bench_workers.py [--config 3t5i] [--engine ENGINE] [--workers 2] [--out docs/results]
 
 Each run is a fresh `progress synth` process (interpreter start included);
-wall time, CPU time of the whole process tree (driver, Dask scheduler and
-workers) and the peak resident memory of the largest process are recorded. The machine is
+wall time (and its split: start to the summary, then the export), CPU time
+of the whole process tree (driver and workers) and the peak resident memory
+of the largest process are recorded. The machine is
 shared with other jobs: the load average is recorded with the results, and
 each configuration is run --repeat times, the best kept. Writes
 workers.md and workers.json into --out.
@@ -18,11 +19,13 @@ from __future__ import annotations
 import argparse
 import filecmp
 import json
+import os
 import re
 import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -43,8 +46,17 @@ def run(config: str, engine: str | None, workers: int, folder: Path, tag: str) -
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    stdout, stderr = child.communicate()
+    assert child.stdout is not None and child.stderr is not None
+    errors: list[str] = []
+    reader = threading.Thread(target=lambda: errors.append(child.stderr.read()), daemon=True)
+    reader.start()
+    lines = [child.stdout.readline()]  # the summary's first line: the search and the store are done
+    searched = time.perf_counter() - start
+    lines.append(child.stdout.read())
+    child.wait()
+    reader.join()
     wall = time.perf_counter() - start
+    stdout, stderr = "".join(lines), "".join(errors)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if child.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed ({child.returncode}):\n{stderr[-2000:]}")
@@ -53,11 +65,14 @@ def run(config: str, engine: str | None, workers: int, folder: Path, tag: str) -
     return {
         "workers": workers,
         "wall_seconds": wall,
+        "search_seconds": searched,  # start to the summary: space, search, classification, store
+        "export_seconds": wall - searched,  # the summary and the export (the same work for any workers)
         "cpu_seconds": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
         "peak_mb": after.ru_maxrss / 1024,
         "tests": tests,
         "last_progress_line": last,
         "export": str(export),
+        "load_after": os.getloadavg(),
     }
 
 
@@ -83,7 +98,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         best: dict[int, dict] = {}
         for attempt in range(args.repeat):
-            for workers in (1, args.workers):
+            for workers in (1, args.workers) if attempt % 2 == 0 else (args.workers, 1):
                 row = run(args.config, args.engine, workers, Path(folder), f"w{workers}-{attempt}")
                 print(json.dumps(row), file=sys.stderr, flush=True)
                 if workers not in best or row["wall_seconds"] < best[workers]["wall_seconds"]:
@@ -108,25 +123,36 @@ def markdown(result: dict, workers: int) -> str:
     meta, best = result["meta"], result["best"]
     one, many = best[1], best[workers]
     lines = [
-        "# Dask workers against one process (`benchmarks/bench_workers.py`)",
+        "# Worker processes against one process (`benchmarks/bench_workers.py`)",
         "",
         f"Machine: {meta['machine']}; Python {meta['python']}; {meta['cpus']} CPUs shared with other jobs "
-        f"(load average {meta['load_average'][0]:.1f} at the end); {meta['date']}.",
+        f"(load average {meta['load_average'][0]:.1f} at the end; after each run: "
+        + ", ".join(f"{r['load_after'][0]:.1f}" for r in result["rows"])
+        + f"); {meta['date']}.",
         f"Command: `{meta['command']}`",
         "",
         f"`progress synth` on {meta['config']} (engine: {meta['engine']}), end to end: interpreter start, space, "
         "search, classification under 11 verdicts, store, `--export`. CPU time is the whole process tree's "
-        "(driver, Dask scheduler, workers).",
+        "(driver and workers). Runs alternate (one process first on even attempts).",
         "",
-        "| run | wall (s) | CPU (s) | largest process peak (MB) | tests |",
-        "|---|---|---|---|---|",
-        f"| one process | {one['wall_seconds']:.1f} | {one['cpu_seconds']:.1f} | {one['peak_mb']:.0f} "
-        f"| {one['tests']} |",
-        f"| `--workers {workers}` | {many['wall_seconds']:.1f} | {many['cpu_seconds']:.1f} "
-        f"| {many['peak_mb']:.0f} | {many['tests']} |",
+        "| run | wall (s) | to the summary (s) | export (s) | CPU (s) | largest process peak (MB) | tests |",
+        "|---|---|---|---|---|---|---|",
+        *(
+            f"| {'one process' if r['workers'] == 1 else f'`--workers {workers}`'} (#{i}) | {r['wall_seconds']:.1f} "
+            f"| {r.get('search_seconds', float('nan')):.1f} | {r.get('export_seconds', float('nan')):.1f} "
+            f"| {r['cpu_seconds']:.1f} | {r['peak_mb']:.0f} | {r['tests']} |"
+            for i, r in enumerate(result["rows"])
+        ),
         "",
         f"**Speedup of `--workers {workers}` over one process: {one['wall_seconds'] / many['wall_seconds']:.2f}x** "
-        f"(wall clock). Exports byte-identical: {'yes' if result['identical_exports'] else 'NO'}.",
+        f"end to end (wall clock, best of each);"
+        + (
+            f" {one['search_seconds'] / many['search_seconds']:.2f}x up to the summary (space, search, "
+            "classification, store: the part workers share; the export after it is the same work either way)."
+            if "search_seconds" in one and "search_seconds" in many
+            else ""
+        )
+        + f" Exports byte-identical: {'yes' if result['identical_exports'] else 'NO'}.",
         "",
         "Last progress lines (rates of candidates judged and of tests classified):",
         "",
