@@ -10,7 +10,10 @@ in one run on the same machine (issue 13, first "must show").
 its own virtual environment. Both runs are fresh `progress synth -t T -i I
 --out DB --export DIR` processes (interpreter start to the last file
 written), run back to back at the same niceness, in the order given by
---order (alternating when --repeat > 1). Before the timed runs each side
+--order (alternating when --repeat > 1), each in a session of its own
+(with autogroup scheduling, CPU is shared between sessions first; run 1 in
+synth_e2e.md predates this and shared its session with other jobs of the
+same user). Before the timed runs each side
 does one small synthesis (2t3i) untimed, so neither pays for a cold disk
 cache or for loading compiled kernels the first time.
 
@@ -98,7 +101,7 @@ class TreeMemory(threading.Thread):
 def run(argv: list[str], folder: Path, tag: str, spy: str | None, rate: int) -> dict:
     out, err = open(folder / f"{tag}.out", "w+"), open(folder / f"{tag}.err", "w+")
     start = time.perf_counter()
-    child = subprocess.Popen(argv, stdout=out, stderr=err)
+    child = subprocess.Popen(argv, stdout=out, stderr=err, start_new_session=True)  # own autogroup (bench_workers)
     memory = TreeMemory(child.pid)
     memory.start()
     profile = folder / f"{tag}.raw"
@@ -187,14 +190,22 @@ def compare(old: Path, new: Path, config: str) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--old", required=True, help="the baseline checkout's `progress` executable")
+    parser.add_argument("--old", default=None, help="the baseline checkout's `progress` executable")
     parser.add_argument("--config", default="3t5i")
     parser.add_argument("--order", default="new,old", help="which runs first (alternates when repeating)")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--rate", type=int, default=20, help="py-spy samples per second (0: no profile)")
     parser.add_argument("--workdir", default=None, help="where the stores and exports go (default: a temp dir)")
     parser.add_argument("--out", default="docs/results")
+    parser.add_argument("--append", action="store_true", help="add this run to those already in --out")
+    parser.add_argument("--render", action="store_true", help="only rewrite synth_e2e.md from synth_e2e.json")
     args = parser.parse_args(argv)
+    if args.render:
+        runs = json.loads((Path(args.out) / "synth_e2e.json").read_text())["runs"]
+        (Path(args.out) / "synth_e2e.md").write_text(render(runs))
+        return
+    if not args.old:
+        parser.error("--old is required (the baseline checkout's progress executable)")
     spy = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
     spy = spy if args.rate > 0 else None
     sides = {"old": [args.old], "new": NEW}
@@ -218,17 +229,44 @@ def main(argv: list[str] | None = None) -> None:
                     shutil.rmtree(exports[side])
                 exports[side] = export
         check = compare(exports["old"], exports["new"], args.config)
-        write(Path(args.out), meta, rows, check)
+        write(Path(args.out), meta, rows, check, args.append)
 
 
 def best(rows: list[dict], side: str) -> dict:
     return min((r for r in rows if r["side"] == side), key=lambda r: r["wall_seconds"])
 
 
-def write(out: Path, meta: dict, rows: list[dict], check: dict) -> None:
-    result = {"meta": meta, "rows": rows, "exports": check}
-    (out / "synth_e2e.json").write_text(json.dumps(result, indent=2) + "\n")
-    (out / "synth_e2e.md").write_text(markdown(result))
+def write(out: Path, meta: dict, rows: list[dict], check: dict, append: bool) -> None:
+    """synth_e2e.json holds {"runs": [...]}: with --append this run is added to the earlier ones."""
+    path = out / "synth_e2e.json"
+    runs = json.loads(path.read_text())["runs"] if append and path.exists() else []
+    runs.append({"meta": meta, "rows": rows, "exports": check})
+    path.write_text(json.dumps({"runs": runs}, indent=2) + "\n")
+    (out / "synth_e2e.md").write_text(render(runs))
+
+
+def render(runs: list[dict]) -> str:
+    head = [
+        "# `progress synth` end to end, before and after issue 13",
+        "",
+        "Written by `benchmarks/bench_synth_e2e.py` (also `bench_synth.py --end-to-end`); "
+        f"{len(runs)} run(s), each with both sides back to back on the same machine.",
+        "",
+        "| run | date (UTC) | config | before: wall / CPU (s) | after: wall / CPU (s) | wall ratio | CPU ratio "
+        "| peak RSS before -> after (MB) | same tests |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for number, run in enumerate(runs, 1):
+        old, new = best(run["rows"], "old"), best(run["rows"], "new")
+        head.append(
+            f"| {number} | {run['meta']['date']} | {run['meta']['config']} "
+            f"| {old['wall_seconds']:.1f} / {old['cpu_seconds']:.1f} | {new['wall_seconds']:.1f} / "
+            f"{new['cpu_seconds']:.1f} | {old['wall_seconds'] / new['wall_seconds']:.1f}x "
+            f"| {old['cpu_seconds'] / new['cpu_seconds']:.1f}x | {old['peak_tree_mb']:.0f} -> "
+            f"{new['peak_tree_mb']:.0f} | {'yes' if run['exports']['same_tests_and_verdicts'] else 'NO'} |"
+        )
+    body = [markdown(run, number) for number, run in enumerate(runs, 1)]
+    return "\n".join(head) + "\n\n" + "\n".join(body)
 
 
 def phase_table(old: dict, new: dict) -> list[str]:
@@ -243,11 +281,11 @@ def phase_table(old: dict, new: dict) -> list[str]:
     return lines
 
 
-def markdown(result: dict) -> str:
+def markdown(result: dict, number: int) -> str:
     meta, rows, check = result["meta"], result["rows"], result["exports"]
     old, new = best(rows, "old"), best(rows, "new")
     lines = [
-        f"# `progress synth` end to end, before and after issue 13 ({meta['config']})",
+        f"## Run {number} ({meta['config']})",
         "",
         f"Machine: {meta['machine']}; Python {meta['python']}; {meta['cpus']} CPUs shared with other jobs; "
         f"{meta['date']}. Load average (1, 5, 15 min) before the timed runs: "
@@ -281,8 +319,13 @@ def markdown(result: dict) -> str:
         f" (only before: {check['only_old']}, only after: {check['only_new']}); verdicts.csv rows the same per file "
         f"(as label -> verdict, the column order changed): {'yes' if check['same_csv_rows'] else 'NO'}.",
         "",
-        "Where the time goes (py-spy samples of every process, attributed by the functions on the stack; "
-        "seconds = share x wall time):",
+        "The machine is shared (2 cores, other jobs running): wall time measures the share of the cores each run "
+        "got as much as its work, and the load changed between the runs (above); CPU time (user + system of the "
+        "whole process tree) is the work itself and the fairer ratio.",
+        "",
+        "Where the time goes (py-spy samples of every process at --rate per second, without idle threads, "
+        "attributed by the functions on the stack; a thread waiting for a core counts as busy, so these are "
+        "shares of wall time; seconds = share x wall time):",
         "",
         *phase_table(old, new),
     ]
