@@ -1,26 +1,23 @@
 """The compiled judge: a whole unit of the streamed space (synth/stream.py)
 judged in one numba call, no Python per candidate.
 
-For every raw index of the unit, in order, the kernel keeps the candidate's
-digits and, per slot, the signature of its thread so far (`stream.contributions`
+The kernel walks the unit's raw indices in order, a *group* at a time: the
+digits of every slot but the last fixed, the last slot's options (at most
+`lanes.LANES` per chunk) as the bits of a lane mask. It keeps the digits
+and, per slot, the signature of its thread so far (`stream.contributions`
 ORed slot by slot, recomputed only from the slot whose digit changed):
 
 1. canonical first-use order of locations: a slot whose location is more
    than one past the largest so far is skipped with every later option of
-   that slot (options are location-major) in one carry;
-2. `space.statically_possible` on the threads' signatures;
-3. the dynamic constraints, with the same result as
-   `enum_engine.PartitionJudge.judge`: one depth-first search (Tarjan's
-   strongly connected components, iterative) over the reachable states
-   g = m + sum(pc_t * stride_t), steps looked up in per-option tables
-   (`PartitionTable.step_delta`, `step_bits`), recording the observation bits
-   3*s + (taken, falls, changes) of each slot s. A component is *good* when
-   it holds an end state or has an edge into a good component; components
-   are completed in reverse topological order, so constraint 2 (every state
-   reaches an end state; it implies 1) is "every component is good" and the
-   search stops at the first bad one. Constraint 3 (a cycle) is "a component
-   of two or more states, or a self-loop"; 5 and 6 are "every needed bit
-   observed".
+   that slot (options are location-major) in one carry; at the last slot,
+   a lane mask (`LaneTables.loc_upto`);
+2. `space.statically_possible` on the threads' signatures, once per class
+   of last-slot options with the same contribution (`LaneTables.cls_mask`);
+3. the dynamic constraints on every surviving lane at once
+   (`lanes.judge_lanes`: reachability, observations, reaching an end state
+   and cycles as lane masks per state), with the same result, lane by lane,
+   as `enum_engine.PartitionJudge.judge` and the CUDA judge's depth-first
+   search (synth/cuda_judge.py).
 
 Candidates that pass 1-2 are *judged* (the count `enum` reports: the same
 set as `Space`'s statically pruned candidates); those that pass 3 are tests,
@@ -36,6 +33,7 @@ import numpy as np
 
 from progress.jit import njit
 
+from .lanes import LANES, judge_lanes, lane_tables, popcount
 from .space import Bounds, Candidate
 from .stream import UNIT_RAW, PartitionTable, StreamSpace
 
@@ -74,14 +72,16 @@ def judge_range(table: PartitionTable, start: int, stop: int) -> tuple[np.ndarra
     found = np.empty(min(stop - start, FOUND_BUFFER), dtype=np.int64)
     parts: list[np.ndarray] = []
     judged = 0
+    arguments = _arguments(table)
     while start < stop:  # the buffer bounds the tests per call; a call stops early when it fills
-        count, done, start = _search(*_arguments(table), start, stop, found)  # type: ignore[call-arg]
+        count, done, start = _search(*arguments, start, stop, found)  # type: ignore[call-arg]
         judged += done
         parts.append(found[:count].copy())
     return (np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)), int(judged)
 
 
 def _arguments(table: PartitionTable) -> tuple:
+    lanes = lane_tables(table)
     return (
         table.radices,
         table.place,
@@ -98,6 +98,18 @@ def _arguments(table: PartitionTable) -> tuple:
         table.memories,
         table.end_q,
         table.states,
+        lanes.var_n,
+        lanes.var_delta,
+        lanes.var_mask,
+        lanes.taken,
+        lanes.change,
+        lanes.need_tf,
+        lanes.need_c,
+        lanes.cls_n,
+        lanes.cls_contrib,
+        lanes.cls_mask,
+        lanes.loc_upto,
+        lanes.valid,
     )
 
 
@@ -118,15 +130,33 @@ def _search(
     memories,
     end_q,
     states,
+    var_n,
+    var_delta,
+    var_mask,
+    taken,
+    change,
+    need_tf,
+    need_c,
+    cls_n,
+    cls_contrib,
+    cls_mask,
+    loc_upto,
+    valid,
     start,
     stop,
     found,
 ):
     """Judge raw indices start..stop; returns (tests written to `found`,
-    candidates judged, the index to resume from: `stop` unless `found` filled)."""
+    candidates judged, the index to resume from: `stop` unless `found` filled).
+
+    The walk goes group by group: the digits of every slot but the last
+    (`ls`) fixed, the last slot's options in chunks of `LANES`, each chunk
+    pruned with lane masks and judged at once (synth/lanes.py)."""
     slots = radices.shape[0]
+    ls = slots - 1
     threads = lengths.shape[0]
     ncontrib = contrib.shape[2]
+    radix = radices[ls]
     digits = np.zeros(slots, dtype=np.int64)
     rest = start
     for s in range(slots):
@@ -136,22 +166,26 @@ def _search(
     last = np.zeros(threads, dtype=np.int64)
     for t in range(threads):
         last[t] = starts[t] + lengths[t] - 1
-    # work arrays of the LTS judge, reused by every candidate
-    # the judge's work arrays, reused by every candidate (see _judge)
-    num = np.full(states, -1, dtype=np.int64)
-    low = np.zeros(states, dtype=np.int64)
-    stack = np.zeros(states, dtype=np.int64)
-    order = np.zeros(states, dtype=np.int64)
-    cs_node = np.zeros(states, dtype=np.int64)
-    cs_t = np.zeros(states, dtype=np.int64)
-    flag = np.zeros(states, dtype=np.int64)
+    # the lane judge's work arrays, reused by every chunk (see lanes.judge_lanes)
+    work = np.zeros((8, states + 1), dtype=np.int64)
+    width = var_delta.shape[2]
+    cn = np.zeros(memories, dtype=np.int64)
+    cd = np.zeros((memories, width), dtype=np.int64)
+    cm = np.zeros((memories, width), dtype=np.int64)
+    edges = states * (threads + width)
+    dst = np.zeros(edges, dtype=np.int64)
+    mask = np.zeros(edges, dtype=np.int64)
+    group = np.zeros(edges, dtype=np.int64)
+    obs = np.zeros(64, dtype=np.int64)
+    end_lo = end_q * memories
+    end_hi = end_lo + memories
     nfound = 0
     judged = 0
     index = start
     changed = 0  # first slot whose prefix must be recomputed
     while index < stop:
         bad = -1
-        for s in range(changed, slots):
+        for s in range(changed, ls):
             d = digits[s]
             here = options[s, d, 0]
             before = maxloc[s - 1] if s > 0 else -1
@@ -175,33 +209,75 @@ def _search(
                 digits[s] = 0
             changed = _increment(digits, radices, bad - 1)
             continue
-        if _static_ok(prefix, last, threads):
-            judged += 1
-            ends = end_q * memories
-            if _judge(
+        # one chunk of the last slot's options: lanes lo..hi - 1 of chunk `chunk`
+        first = digits[ls]
+        chunk = first // LANES
+        lo = first - chunk * LANES
+        base = index - lo  # the raw index of lane 0
+        hi = min(LANES, radix - chunk * LANES, stop - base)
+        lanes = valid[chunk]
+        if hi < LANES:
+            lanes &= (np.int64(1) << hi) - 1
+        lanes &= ~((np.int64(1) << lo) - 1)
+        lanes &= loc_upto[chunk, (maxloc[ls - 1] if ls > 0 else -1) + 1]
+        # static pruning, one option class at a time
+        passing = 0
+        for i in range(cls_n[chunk]):
+            if cls_mask[chunk, i] & lanes == 0:
+                continue
+            for c in range(ncontrib):
+                own = prefix[ls - 1, c] if index_of[ls] > 0 else 0
+                prefix[ls, c] = own | cls_contrib[chunk, i, c]
+            if _static_ok(prefix, last, threads):
+                passing |= cls_mask[chunk, i]
+        lanes &= passing
+        if lanes != 0:
+            tests = judge_lanes(
                 digits,
+                lanes,
+                chunk,
                 threads,
                 step_delta,
                 step_bits,
                 need_bits,
                 memory_of,
                 slot_at,
-                ends,
-                ends + memories,
-                num,
-                low,
-                stack,
-                order,
-                cs_node,
-                cs_t,
-                flag,
-            ):
-                found[nfound] = index
-                nfound += 1
-        index += 1
-        changed = _increment(digits, radices, slots - 1)
-        if nfound == found.shape[0]:
-            return nfound, judged, index
+                end_lo,
+                end_hi,
+                var_n,
+                var_delta,
+                var_mask,
+                taken,
+                change,
+                need_tf,
+                need_c,
+                work,
+                cn,
+                cd,
+                cm,
+                dst,
+                mask,
+                group,
+                obs,
+            )
+            for j in range(lo, hi):
+                if tests >> j & 1:
+                    if nfound == found.shape[0]:
+                        # resume at this test: count only the lanes before it
+                        judged += popcount(lanes & ((np.int64(1) << j) - 1))
+                        return nfound, judged, base + j
+                    found[nfound] = base + j
+                    nfound += 1
+            judged += popcount(lanes)
+        index = base + hi
+        if chunk * LANES + hi < radix:
+            digits[ls] = chunk * LANES + hi  # the next chunk (or the stop)
+            changed = ls
+        else:
+            digits[ls] = 0
+            if ls == 0:
+                break
+            changed = _increment(digits, radices, ls - 1)
     return nfound, judged, stop
 
 
@@ -244,106 +320,3 @@ def _static_ok(prefix, last, threads):
         if prefix[row, 5] & ~nonzero or prefix[row, 6] & ~writes:
             return False
     return True
-
-
-@njit(cache=True)
-def _judge(
-    digits,
-    threads,
-    step_delta,
-    step_bits,
-    need_bits,
-    memory_of,
-    slot_at,
-    end_lo,
-    end_hi,
-    num,
-    low,
-    stack,
-    order,
-    cs_node,
-    cs_t,
-    flag,
-):
-    """Constraints 1, 2, 3, 5, 6 on the candidate's LTS (the module docstring, 3).
-
-    Work arrays have one entry per state: `num` (DFS number, -1 when
-    unvisited: reset on return), `low`, the component `stack`, `order` (the
-    visited states), the call stack (`cs_node`, `cs_t`: the next thread to
-    step), `flag` (bit 0: on the component stack; bit 1: an edge into a
-    completed, hence good, component)."""
-    need = 0
-    for s in range(digits.shape[0]):
-        need |= need_bits[s, digits[s]]
-    observed = 0
-    cycle = False
-    ok = True
-    num[0] = 0
-    low[0] = 0
-    order[0] = 0
-    count = 1
-    stack[0] = 0
-    sp = 1
-    flag[0] = 1
-    cs_node[0] = 0
-    cs_t[0] = 0
-    csp = 1
-    while csp > 0:
-        v = cs_node[csp - 1]
-        t = cs_t[csp - 1]
-        if t < threads:
-            cs_t[csp - 1] = t + 1
-            s = slot_at[v, t]
-            if s < 0:
-                continue
-            d = digits[s]
-            m = memory_of[v]
-            observed |= step_bits[s, d, m]
-            w = v + step_delta[s, d, m]
-            if w == v:
-                cycle = True
-            elif num[w] < 0:
-                num[w] = count
-                low[w] = count
-                order[count] = w
-                count += 1
-                stack[sp] = w
-                sp += 1
-                flag[w] = 1
-                cs_node[csp] = w
-                cs_t[csp] = 0
-                csp += 1
-            elif flag[w] & 1:
-                if num[w] < low[v]:
-                    low[v] = num[w]
-            else:
-                flag[v] |= 2
-        else:
-            csp -= 1
-            if low[v] == num[v]:
-                good = False
-                n = 0
-                while True:
-                    sp -= 1
-                    x = stack[sp]
-                    if flag[x] & 2 or (x >= end_lo and x < end_hi):
-                        good = True
-                    flag[x] = 0
-                    n += 1
-                    if x == v:
-                        break
-                if n > 1:
-                    cycle = True
-                if not good:
-                    ok = False
-                    break
-                if csp > 0:
-                    flag[cs_node[csp - 1]] |= 2
-            else:
-                u = cs_node[csp - 1]
-                if low[v] < low[u]:
-                    low[u] = low[v]
-    for i in range(count):
-        num[order[i]] = -1
-        flag[order[i]] = 0
-    return ok and cycle and observed & need == need
