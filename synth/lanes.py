@@ -140,29 +140,42 @@ def popcount(x):
 
 
 @njit(cache=True, inline="always")
-def _edges(w, ne, digits, ls, threads, step_delta, memory_of, slot_at, cn, cd, cm, first, dst, mask, group):
+def _edges(w, ne, digits, ls, threads, step_delta, memory_of, slot_at, cn, cd, cm, first, stuck, dst, mask, group):
     """Append state w's out-edges at `ne` (first[w] is where they start):
     `dst`, the lanes `mask` taking the edge, `group` = 1 where a thread's
     edges start (the last slot's step has one edge per distinct successor
     among the live lanes, the other threads one edge for every lane).
-    Returns the new end of the edge list."""
+    `stuck[w]`: the lanes in which w is not an end state and every step
+    from w is a self-loop (so constraint 2 fails). Returns the new end of
+    the edge list."""
     first[w] = ne
     m = memory_of[w]
+    sm = -1
+    steps = 0
     for t in range(threads):
         s = slot_at[w, t]
         if s < 0:
             continue
+        steps += 1
         if s == ls:
+            z = 0
             for i in range(cn[m]):
                 dst[ne] = w + cd[m, i]
                 mask[ne] = cm[m, i]
                 group[ne] = 1 if i == 0 else 0
+                if cd[m, i] == 0:
+                    z = cm[m, i]
                 ne += 1
+            sm &= z
         else:
-            dst[ne] = w + step_delta[s, digits[s], m]
+            delta = step_delta[s, digits[s], m]
+            dst[ne] = w + delta
             mask[ne] = -1
             group[ne] = 1
+            if delta != 0:
+                sm = 0
             ne += 1
+    stuck[w] = sm if steps > 0 else 0
     return ne
 
 
@@ -199,9 +212,9 @@ def judge_lanes(
     it fixed by `digits`) that meet constraints 1, 2, 3, 5 and 6.
 
     Work arrays, zero on entry and on return where it matters: `work`
-    (8 rows of states + 1 entries: R, C, P (module docstring), each state's
-    first and one-past-last out-edge, the states reached in any lane in
-    order, the circular work queue, queue membership);
+    (9 rows of one entry per state: R, C, P (module docstring), each
+    state's first and one-past-last out-edge, the states reached in any lane
+    in order, the work stack, stack membership, stuck lanes (`_edges`));
     `cn`, `cd`, `cm` (the last slot's distinct steps among the live lanes,
     per memory); the edge list `dst`, `mask`, `group`; `obs` (64 entries)."""
     ls = digits.shape[0] - 1
@@ -211,9 +224,9 @@ def judge_lanes(
     first = work[3]
     end = work[4]
     order = work[5]
-    queue = work[6]
-    inq = work[7]
-    size = queue.shape[0]
+    stack = work[6]
+    instack = work[7]
+    stuck = work[8]
     for m in range(cn.shape[0]):
         n = 0
         for i in range(var_n[c, m]):
@@ -226,19 +239,23 @@ def judge_lanes(
     R[0] = lanes
     order[0] = 0
     count = 1
-    ne = _edges(0, 0, digits, ls, threads, step_delta, memory_of, slot_at, cn, cd, cm, first, dst, mask, group)
+    ne = _edges(0, 0, digits, ls, threads, step_delta, memory_of, slot_at, cn, cd, cm, first, stuck, dst, mask, group)
     end[0] = ne
-    queue[0] = 0
-    inq[0] = 1
-    head = 0
-    tail = 1
-    while head != tail:
-        v = queue[head]
-        head += 1
-        if head == size:
-            head = 0
-        inq[v] = 0
-        x = R[v]
+    stack[0] = 0
+    instack[0] = 1
+    sp = 1
+    live = lanes  # lanes not yet known to fail: only they propagate
+    while sp > 0:  # depth first, so that stuck states show up early
+        sp -= 1
+        v = stack[sp]
+        instack[v] = 0
+        x = R[v] & live
+        dead = x & stuck[v]
+        if dead != 0:
+            live &= ~dead
+            if live == 0:
+                break
+            x &= live
         for e in range(first[v], end[v]):
             w = dst[e]
             y = x & mask[e]
@@ -247,16 +264,35 @@ def judge_lanes(
                     order[count] = w
                     count += 1
                     ne = _edges(
-                        w, ne, digits, ls, threads, step_delta, memory_of, slot_at, cn, cd, cm, first, dst, mask, group
+                        w,
+                        ne,
+                        digits,
+                        ls,
+                        threads,
+                        step_delta,
+                        memory_of,
+                        slot_at,
+                        cn,
+                        cd,
+                        cm,
+                        first,
+                        stuck,
+                        dst,
+                        mask,
+                        group,
                     )
                     end[w] = ne
                 R[w] |= y
-                if inq[w] == 0:
-                    inq[w] = 1
-                    queue[tail] = w
-                    tail += 1
-                    if tail == size:
-                        tail = 0
+                if instack[w] == 0:
+                    instack[w] = 1
+                    stack[sp] = w
+                    sp += 1
+    for i in range(sp):
+        instack[stack[i]] = 0
+    if live == 0:
+        for k in range(count):
+            R[order[k]] = 0
+        return 0
     # constraints 5 and 6: every needed observation bit
     for b in range(3 * ls + 3):
         obs[b] = 0
@@ -281,7 +317,7 @@ def judge_lanes(
                     obs[3 * s + 1] |= x
                 if b & 4:
                     obs[3 * s + 2] |= x
-    ok = lanes
+    ok = live
     for s in range(ls):
         nb = need_bits[s, digits[s]] >> (3 * s)
         if nb & 1:
