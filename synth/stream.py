@@ -37,8 +37,6 @@ UNIT_RAW = 1 << 21
 
 FIELDS = ("loc", "cmp", "target", "xchg", "val")
 CONTRIBUTIONS = ("used", "nonstore", "xchg", "back", "writes", "need_nonzero", "need_value", "written")
-CODE_CACHE = 1 << 16
-"""Decoded thread codes kept per thread of a partition (`PartitionTable.candidates`)."""
 MAX_SLOTS = 21
 """Observation bits are 3 per instruction in one 64-bit word."""
 
@@ -149,28 +147,21 @@ class PartitionTable:
     def candidates(self, indices: np.ndarray) -> list[Candidate]:
         """The candidates at raw indices `indices` (decoded with numpy, in order).
 
-        Each thread's code is one mixed-radix number over its slots; a
-        partition's distinct codes are few next to its tests, so each is
-        built once (`_code`) and shared by every candidate holding it."""
+        Thread t's code is the mixed-radix number of its slots' digits,
+        `index // place[its last slot] % (product of its radices)`; each
+        distinct code among `indices` is built once and shared by every
+        candidate holding it."""
         indices = np.asarray(indices, dtype=np.int64)
         if not len(indices):
             return []
-        digits = indices[:, None] // self.place[None, :] % self.radices[None, :]
         columns = []
         for a, n in zip(self.starts, self.lengths):
-            weights = np.ones(n, dtype=np.int64)
-            for i in range(n - 2, -1, -1):
-                weights[i] = weights[i + 1] * self.radices[a + i + 1]
-            columns.append((digits[:, a : a + n] @ weights).tolist())
-        codes = [self._codes[t] for t in range(len(self.lengths))]
-        return [
-            tuple(code.get(k) or self._code(t, k) for t, (code, k) in enumerate(zip(codes, row)))
-            for row in zip(*columns)
-        ]
-
-    @cached_property
-    def _codes(self) -> list[dict[int, tuple]]:
-        return [{} for _ in self.lengths]
+            a, n = int(a), int(n)
+            numbers = indices // self.place[a + n - 1] % math.prod(int(r) for r in self.radices[a : a + n])
+            distinct, inverse = np.unique(numbers, return_inverse=True)
+            codes = [self._code(a, n, int(k)) for k in distinct]
+            columns.append([codes[i] for i in inverse.tolist()])
+        return list(zip(*columns))
 
     @cached_property
     def _instructions(self) -> list[list[tuple]]:
@@ -180,19 +171,13 @@ class PartitionTable:
             for s in range(len(self.radices))
         ]
 
-    def _code(self, t: int, number: int) -> tuple:
-        """Thread t's code whose digits, as a mixed-radix number over its slots, are `number`."""
-        first, n = int(self.starts[t]), self.lengths[t]
+    def _code(self, first: int, n: int, number: int) -> tuple:
+        """The code of slots first..first + n - 1 whose digits, as a mixed-radix number, are `number`."""
         code = []
-        rest = number
         for s in range(first + n - 1, first - 1, -1):
-            rest, d = divmod(rest, int(self.radices[s]))
+            number, d = divmod(number, int(self.radices[s]))
             code.append(self._instructions[s][d])
-        cache = self._codes[t]
-        if len(cache) >= CODE_CACHE:  # bounded memory, whatever the bounds
-            cache.clear()
-        cache[number] = result = tuple(reversed(code))
-        return result
+        return tuple(reversed(code))
 
     def index(self, candidate: Candidate) -> int:
         """The raw index of `candidate` (its thread lengths must be this partition's)."""
