@@ -167,7 +167,7 @@ def _search(
     for t in range(threads):
         last[t] = starts[t] + lengths[t] - 1
     # the lane judge's work arrays, reused by every chunk (see lanes.judge_lanes)
-    work = np.zeros((9, states), dtype=np.int64)
+    work = np.zeros((10, states), dtype=np.int64)
     width = var_delta.shape[2]
     cn = np.zeros(memories, dtype=np.int64)
     cd = np.zeros((memories, width), dtype=np.int64)

@@ -17,6 +17,12 @@ but those of the last thread at its last instruction. So the compiled judge
   states have none); a lane has a reachable cycle (constraint 3, self-loops
   included) exactly when some reachable state is not peeled.
 
+Shortcuts that change no verdict: a lane dies as soon as the depth-first
+propagation reaches a state whose every step is a self-loop (constraint 2
+fails there), and a chunk whose lanes have all died stops; the sweeps for
+constraint 2 stop once every lane still in question passes; lanes with a
+reachable self-loop have a cycle without peeling.
+
 The result is, lane by lane, the same as the one-candidate depth-first judge
 (`enum_engine.PartitionJudge.judge`, and the CUDA judge's kernel), which
 tests/test_synth_compiled.py and tests/test_synth_cuda.py check.
@@ -140,17 +146,21 @@ def popcount(x):
 
 
 @njit(cache=True, inline="always")
-def _edges(w, ne, digits, ls, threads, step_delta, memory_of, slot_at, cn, cd, cm, first, stuck, dst, mask, group):
+def _edges(
+    w, ne, digits, ls, threads, step_delta, memory_of, slot_at, cn, cd, cm, first, stuck, loops, dst, mask, group
+):
     """Append state w's out-edges at `ne` (first[w] is where they start):
     `dst`, the lanes `mask` taking the edge, `group` = 1 where a thread's
     edges start (the last slot's step has one edge per distinct successor
     among the live lanes, the other threads one edge for every lane).
     `stuck[w]`: the lanes in which w is not an end state and every step
-    from w is a self-loop (so constraint 2 fails). Returns the new end of
+    from w is a self-loop (so constraint 2 fails); `loops[w]`: the lanes
+    with a self-loop at w (a cycle: constraint 3). Returns the new end of
     the edge list."""
     first[w] = ne
     m = memory_of[w]
     sm = -1
+    lp = 0
     steps = 0
     for t in range(threads):
         s = slot_at[w, t]
@@ -167,6 +177,7 @@ def _edges(w, ne, digits, ls, threads, step_delta, memory_of, slot_at, cn, cd, c
                     z = cm[m, i]
                 ne += 1
             sm &= z
+            lp |= z
         else:
             delta = step_delta[s, digits[s], m]
             dst[ne] = w + delta
@@ -174,8 +185,11 @@ def _edges(w, ne, digits, ls, threads, step_delta, memory_of, slot_at, cn, cd, c
             group[ne] = 1
             if delta != 0:
                 sm = 0
+            else:
+                lp = -1
             ne += 1
     stuck[w] = sm if steps > 0 else 0
+    loops[w] = lp
     return ne
 
 
@@ -212,9 +226,10 @@ def judge_lanes(
     it fixed by `digits`) that meet constraints 1, 2, 3, 5 and 6.
 
     Work arrays, zero on entry and on return where it matters: `work`
-    (9 rows of one entry per state: R, C, P (module docstring), each
+    (10 rows of one entry per state: R, C, P (module docstring), each
     state's first and one-past-last out-edge, the states reached in any lane
-    in order, the work stack, stack membership, stuck lanes (`_edges`));
+    in order, the work stack, stack membership, `stuck` and `loops`
+    (`_edges`));
     `cn`, `cd`, `cm` (the last slot's distinct steps among the live lanes,
     per memory); the edge list `dst`, `mask`, `group`; `obs` (64 entries)."""
     ls = digits.shape[0] - 1
@@ -227,6 +242,7 @@ def judge_lanes(
     stack = work[6]
     instack = work[7]
     stuck = work[8]
+    loops = work[9]
     for m in range(cn.shape[0]):
         n = 0
         for i in range(var_n[c, m]):
@@ -239,23 +255,19 @@ def judge_lanes(
     R[0] = lanes
     order[0] = 0
     count = 1
-    ne = _edges(0, 0, digits, ls, threads, step_delta, memory_of, slot_at, cn, cd, cm, first, stuck, dst, mask, group)
+    ne = _edges(
+        0, 0, digits, ls, threads, step_delta, memory_of, slot_at, cn, cd, cm, first, stuck, loops, dst, mask, group
+    )
     end[0] = ne
     stack[0] = 0
     instack[0] = 1
     sp = 1
-    live = lanes  # lanes not yet known to fail: only they propagate
-    while sp > 0:  # depth first, so that stuck states show up early
+    live = lanes & ~stuck[0]  # lanes not yet known to fail: only they propagate
+    while sp > 0 and live != 0:  # depth first, so that stuck states show up early
         sp -= 1
         v = stack[sp]
         instack[v] = 0
         x = R[v] & live
-        dead = x & stuck[v]
-        if dead != 0:
-            live &= ~dead
-            if live == 0:
-                break
-            x &= live
         for e in range(first[v], end[v]):
             w = dst[e]
             y = x & mask[e]
@@ -277,16 +289,27 @@ def judge_lanes(
                         cm,
                         first,
                         stuck,
+                        loops,
                         dst,
                         mask,
                         group,
                     )
                     end[w] = ne
                 R[w] |= y
+                dead = y & stuck[w]
+                if dead != 0:  # these lanes reach a stuck state: constraint 2 fails
+                    live &= ~dead
+                    if live == 0:
+                        break
+                    x &= live
+                    if y & live == 0:
+                        continue
                 if instack[w] == 0:
                     instack[w] = 1
                     stack[sp] = w
                     sp += 1
+        if live == 0:
+            break
     for i in range(sp):
         instack[stack[i]] = 0
     if live == 0:
@@ -296,9 +319,11 @@ def judge_lanes(
     # constraints 5 and 6: every needed observation bit
     for b in range(3 * ls + 3):
         obs[b] = 0
+    cyc = 0  # lanes with a reachable self-loop
     for k in range(count):
         v = order[k]
         x = R[v]
+        cyc |= x & loops[v]
         m = memory_of[v]
         for t in range(threads):
             s = slot_at[v, t]
@@ -344,12 +369,14 @@ def judge_lanes(
                 if y != old:
                     C[v] = y
                     changed = True
-        bad = 0
-        for k in range(count):
-            v = order[k]
-            bad |= R[v] & ~C[v]
+            bad = 0
+            for k in range(count):
+                v = order[k]
+                bad |= R[v] & ~C[v]
+            if bad & ok == 0:
+                break  # every lane still in question already passes
         ok &= ~bad
-    if ok != 0:
+    if ok & ~cyc != 0:
         # constraint 3: a reachable state that is not peeled reaches a cycle
         for k in range(count):
             v = order[k]
@@ -375,11 +402,10 @@ def judge_lanes(
                 if y != P[v]:
                     P[v] = y
                     changed = True
-        cycle = 0
         for k in range(count):
             v = order[k]
-            cycle |= R[v] & ~P[v]
-        ok &= cycle
+            cyc |= R[v] & ~P[v]
+    ok &= cyc
     for k in range(count):
         v = order[k]
         R[v] = 0
