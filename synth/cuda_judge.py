@@ -1,7 +1,8 @@
 """The compiled judge as a CUDA kernel (CuPy + NVRTC): the only synthesis
 module that imports CuPy.
 
-The same judge as `fast_judge` (read its docstring): each GPU thread takes
+The judge `fast_judge` ran before its lane judge (synth/lanes.py), with
+the same results (tests/test_synth_cuda.py compares them): each GPU thread takes
 `chunk` consecutive raw indices of a partition, decodes its first candidate
 from the index on the device, walks the rest with the same odometer
 (first-use skips, per-slot signatures, static checks) and judges what is
