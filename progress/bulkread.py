@@ -112,8 +112,9 @@ class BulkReader:
         known = self._threads
         for block in blocks:
             key = tuple(block)
-            thread = known.get(key, _MISSING)
-            if thread is _MISSING:
+            try:
+                thread = known[key]
+            except KeyError:
                 thread = known[key] = _thread(key[0], [self._groups[i] for i in key[1:]])
             if thread is None:
                 return None
@@ -139,9 +140,6 @@ class BulkReader:
             kind = (_SKIP,)
         self._lines[line] = kind
         return kind
-
-
-_MISSING = object()
 
 
 def _header(items: list[str]) -> tuple[tuple[str, int], ...] | None:
@@ -184,10 +182,10 @@ def _thread(tid: int, code: list[tuple[str, ...]]) -> _Thread | None:
             firsts[loc] = _canonical_number(loc)
     lines = [f"thread {tid}\n"]
     record: list[int] = []
-    for loc, cmp, target, xchg, val in instructions:
+    for loc, cmp, target, exchange, val in instructions:
         shown = "end" if target == n else target
-        lines.append(f"  AXB({loc}, {cmp}, {shown}, {'true' if xchg else 'false'}, {val})\n")
-        record += (firsts[loc], cmp, target, int(xchg), val)
+        lines.append(f"  AXB({loc}, {cmp}, {shown}, {'true' if exchange else 'false'}, {val})\n")
+        record += (firsts[loc], cmp, target, int(exchange), val)
     return _Thread(tuple(instructions), tuple(firsts.values()), "".join(lines), tuple(record))
 
 

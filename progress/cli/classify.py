@@ -271,6 +271,8 @@ def _check_chunk(chunk: list[tuple[str, str]]) -> tuple[list[Row], list[str]]:
     hashes: list[str] = []
     records: list[Sequence[int]] = []
     errors: list[str] = []
+    threads: Sequence[Sequence[tuple[str, int, int, bool, int]]]
+    init: Sequence[tuple[str, int]]
     for name, path in chunk:
         try:
             text = read_text(path)
@@ -302,7 +304,7 @@ _READER: Any = None
 """The process's BulkReader (its memo lives as long as the process)."""
 
 
-def _load_or_report(path: Path) -> Program | None:
+def _load_or_report(path: Path | str) -> Program | None:
     """The test's Program, or None after reporting its bad input."""
     try:
         return load(path)

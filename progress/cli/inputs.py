@@ -96,14 +96,14 @@ def _walk(directory: Path, raw: str) -> list[str | InputError]:
     return [*(files[i] for i in order), *errors]
 
 
-def _expand_list(listing: Path, lists: tuple[Path, ...] = ()) -> list[Path | InputError]:
+def _expand_list(listing: Path, lists: tuple[Path, ...] = ()) -> list[str | InputError]:
     """The list's files in order; a bad entry becomes its InputError (positioned
     in the list when it does not exist, or when it is an @list that is already
     being expanded: a cycle) and the other entries still count. An entry
     `@OTHER` is a further list, relative to this list's directory."""
     key = Path(os.path.realpath(listing))
     text = read_text(listing)
-    result: list[Path | InputError] = []
+    result: list[str | InputError] = []
     entries = 0
     for number, line in enumerate(text.splitlines(), 1):
         entry = line.split("#", 1)[0].strip()
