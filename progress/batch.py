@@ -179,8 +179,23 @@ def verdicts_of_parts(
     Program for check_program when the kernel cannot take it (default: built
     from its parts); `records[i]`, when given, is `record_of(*parts[i])`
     (`bulkread` makes both at once)."""
+    codes = codes_of_parts(parts, queries, max_states, stats, program_of, records)
+    return [tuple(_VALUE[c] for c in row) for row in codes.tolist()]
+
+
+def codes_of_parts(
+    parts: Sequence[tuple[Sequence[Sequence[tuple[str, int, int, bool, int]]], Sequence[tuple[str, int]]]],
+    queries: Sequence[Query],
+    max_states: int | None = None,
+    stats: Stats | None = None,
+    program_of: Callable[[int], Program] | None = None,
+    records: Sequence[Sequence[int]] | None = None,
+) -> np.ndarray:
+    """`verdicts_of_parts` as an int8 array [program, query] of
+    fastcheck.PASS, FAIL or INCONCLUSIVE (True, False, None): compact, for
+    readers that ship or tabulate verdicts rather than look at them."""
     queries = tuple(queries)
-    results: list[tuple[bool | None, ...] | None] = [None] * len(parts)
+    out = np.empty((len(parts), len(queries)), np.int8)
     by_threads: dict[int, list[int]] = {}
     for i, (threads, _) in enumerate(parts):
         by_threads.setdefault(len(threads), []).append(i)
@@ -192,19 +207,16 @@ def verdicts_of_parts(
             continue
         chosen = [record_of(*parts[i]) for i in members] if records is None else [records[i] for i in members]
         codes = _run(table, chosen, n, max_states)
-        for i, row in zip(members, codes.tolist()):
-            if fastcheck.TOO_BIG in row:
-                slow.append(i)
-            else:
-                results[i] = tuple(_VALUE[c] for c in row)
+        out[members] = codes
+        slow += [members[i] for i in np.flatnonzero((codes == fastcheck.TOO_BIG).any(axis=1))]
     for i in slow:
         program = program_of(i) if program_of is not None else _program(*parts[i])
         report = check_program(program, list(queries), max_states=max_states, witnesses=False)
-        results[i] = tuple(v.terminates for v in report.verdicts)
+        out[i] = [_CODE[v.terminates] for v in report.verdicts]
     if stats is not None:
         stats.fallbacks += len(slow)
         stats.compiled += len(parts) - len(slow)
-    return results  # type: ignore[return-value]
+    return out
 
 
 def _program(threads, init) -> Program:
@@ -212,6 +224,7 @@ def _program(threads, init) -> Program:
 
 
 _VALUE = {fastcheck.PASS: True, fastcheck.FAIL: False, fastcheck.INCONCLUSIVE: None}
+_CODE = {value: code for code, value in _VALUE.items()}
 
 
 def _run(table: Tables, records: Sequence[Sequence[int]], n: int, max_states: int | None) -> np.ndarray:

@@ -4,6 +4,7 @@ through `check_program`: every format, the matrix, both rules, state bounds,
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -110,3 +111,16 @@ def test_worker_processes_under_the_real_entry_point(oopsla_dir):
         assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1] and outputs[0].count(b"\n") == 2 + 483
+
+
+def test_default_jobs_follow_the_suite_size_and_change_nothing(monkeypatch, oopsla_dir):
+    """Without --jobs, a big suite gets a worker per available CPU (here: 3
+    workers forced, chunks of 50): same bytes as one process."""
+    assert classify_cli.default_jobs(classify_cli.JOBS_FROM - 1) == 1
+    assert classify_cli.default_jobs(classify_cli.JOBS_FROM) == len(os.sched_getaffinity(0))
+    monkeypatch.setattr(classify_cli, "CHUNK", 50)
+    one = invoke(monkeypatch, True, "classify", oopsla_dir, "--matrix", "--format", "csv", "--jobs", "1")
+    asked = []
+    monkeypatch.setattr(classify_cli, "default_jobs", lambda tests: asked.append(tests) or 3)
+    assert invoke(monkeypatch, True, "classify", oopsla_dir, "--matrix", "--format", "csv") == one
+    assert asked == [483]
