@@ -1,8 +1,10 @@
 """Shared fixtures: where the repository and the published suite live; the
-reference synthesis export the synth tests compare with."""
+reference synthesis export the synth tests compare with. Under pytest-xdist,
+each worker's own numba cache (below)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -11,6 +13,34 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 OOPSLA = SHARED / "data" / "oopsla21"
+
+
+def _numba_cache_per_worker() -> None:
+    """Give each pytest-xdist worker (and the processes its tests start) its own numba cache.
+
+    numba's on-disk cache (`cache=True`) numbers a function's compiled
+    signatures in one index file without a lock: two processes saving two
+    different signatures of one function at the same moment can leave the
+    index naming the other signature's code. One process at a time never
+    does, and workers of `progress synth` compile the same signatures, but two
+    xdist workers on a fresh checkout compile different ones side by side. So
+    each worker keeps its cache in `<per-user cache>/numba-tests/<worker id>`,
+    made 0700 and checked by progress.cache like every cache the tool trusts,
+    and kept between runs. One process (`-n0`) keeps numba's default,
+    `__pycache__` beside the source. Runs at import, before anything imports numba.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker or "NUMBA_CACHE_DIR" in os.environ:
+        return
+    from progress.cache import cache_root, private_dir
+
+    directory = private_dir(cache_root())
+    for part in ("numba-tests", worker):  # each level made 0700 and checked (mkdir's parents are not)
+        directory = private_dir(directory / part)
+    os.environ["NUMBA_CACHE_DIR"] = str(directory)
+
+
+_numba_cache_per_worker()
 
 
 def progress_command() -> list[str]:
