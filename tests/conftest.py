@@ -43,6 +43,21 @@ def _numba_cache_per_worker() -> None:
 _numba_cache_per_worker()
 
 
+def pytest_xdist_auto_num_workers(config) -> int | None:
+    """How many workers `-n auto` (pyproject's addopts) starts: one per CPU this
+    process may run on (`os.sched_getaffinity`, so taskset and cpusets count).
+    pytest-xdist's own answer is psutil's count of physical cores, which gives
+    one worker on a machine whose 2 CPUs are the two threads of one core, or
+    the host's count in a container pinned to fewer. PYTEST_XDIST_AUTO_NUM_WORKERS
+    still decides when set (None hands over to pytest-xdist, which reads it)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no sched_getaffinity (macOS)
+        return os.cpu_count() or 1
+
+
 def progress_command() -> list[str]:
     """The console script this interpreter's install made (beside sys.executable), else the same
     entry point through this Python: never whatever `progress` comes first on PATH, which may be
