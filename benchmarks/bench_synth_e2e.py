@@ -340,11 +340,17 @@ def markdown(result: dict, number: int) -> str:
         "got as much as its work, and the load changed between the runs (above); CPU time (user + system of the "
         "whole process tree) is the work itself and the fairer ratio.",
         "",
-        "Where the time goes (py-spy samples of every process at --rate per second, without idle threads, "
-        "attributed by the functions on the stack; a thread waiting for a core counts as busy, so these are "
-        "shares of wall time; seconds = share x wall time):",
-        "",
-        *phase_table(old, new),
+        *(
+            [
+                "Where the time goes (py-spy samples of every process at --rate per second, without idle threads, "
+                "attributed by the functions on the stack; a thread waiting for a core counts as busy, so these are "
+                "shares of wall time; seconds = share x wall time):",
+                "",
+                *phase_table(old, new),
+            ]
+            if old["phase_samples"] or new["phase_samples"]
+            else ["No phase profile in this run (no py-spy samples: py-spy missing or --rate 0)."]
+        ),
     ]
     return "\n".join(lines) + "\n"
 
