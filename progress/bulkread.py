@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 from .canonical import hash_of_text, text_of_parts
 from .program import MAX_VALUE
-from .quickparse import _AXB, _INIT, _TEST, _THREAD, _reserved
+from .quickparse import _AXB, _INIT, _TEST, _THREAD, _reserved, thread_instructions
 
 Instruction = tuple[str, int, int, bool, int]
 
@@ -166,16 +166,10 @@ def _header(items: list[str]) -> tuple[tuple[str, int], ...] | None:
 def _thread(tid: int, code: list[tuple[str, ...]]) -> _Thread | None:
     """Thread `tid` from its lines' regex groups (as `quick_parts` reads
     them), or None."""
-    n = len(code)
-    if not n:
+    instructions = thread_instructions(code)
+    if instructions is None:
         return None
-    instructions = []
-    for loc, cmp_text, target_text, xchg, val_text in code:
-        cmp, val = int(cmp_text), int(val_text)
-        target = n if target_text == "end" else int(target_text)
-        if target > n or cmp > MAX_VALUE or val > MAX_VALUE or _reserved(loc):
-            return None
-        instructions.append((loc, cmp, target, xchg == "true", val))
+    n = len(instructions)
     firsts: dict[str, int] = {}
     for loc, *_ in instructions:
         if loc not in firsts:

@@ -92,17 +92,27 @@ def quick_parts(
         return None
     built = []
     for code in threads:
-        n = len(code)
-        if not n:
+        instrs = thread_instructions(code)
+        if instrs is None:
             return None
-        instrs = []
-        for loc, cmp_text, target_text, xchg, val_text in code:
-            cmp, val = int(cmp_text), int(val_text)
-            target = n if target_text == "end" else int(target_text)
-            if target > n or cmp > MAX_VALUE or val > MAX_VALUE or _reserved(loc):
-                return None
-            instrs.append((loc, cmp, target, xchg == "true", val))
-        built.append(tuple(instrs))
+        built.append(instrs)
     if name is None:
         name = Path(path).stem if path and not path.startswith("<") else "test"
     return name, tuple(built), tuple(sorted(init.items()))
+
+
+def thread_instructions(code: list[tuple[str, ...]]) -> tuple[tuple[str, int, int, bool, int], ...] | None:
+    """One thread's (loc, cmp, target, xchg, val) from its AXB lines' regex groups
+    (target `end` = the thread's length), or None for an empty thread, a value or
+    target out of range, or a reserved name (the full parser then reports it)."""
+    n = len(code)
+    if not n:
+        return None
+    instructions = []
+    for loc, cmp_text, target_text, xchg, val_text in code:
+        cmp, val = int(cmp_text), int(val_text)
+        target = n if target_text == "end" else int(target_text)
+        if target > n or cmp > MAX_VALUE or val > MAX_VALUE or _reserved(loc):
+            return None
+        instructions.append((loc, cmp, target, xchg == "true", val))
+    return tuple(instructions)

@@ -55,33 +55,11 @@ def mask_bytes(labels: tuple[str, ...]) -> int:
 def write(raw: BinaryIO, bounds: Bounds, labels: tuple[str, ...], tests: Iterable[tuple[Candidate, int]]) -> int:
     """Write `tests` ((candidate, mask) in export order) to the binary file
     `raw` (the caller opens it: only the CLI writes files); return how many.
-    The count goes in the header, so the records are buffered first (about
-    10 bytes per test before compression)."""
+    The count goes in the header, so the keys are packed first (`write_packed`
+    streams keys already packed)."""
     codec = KeyCodec(bounds)
-    width = mask_bytes(labels)
-    body = bytearray()
-    count = 0
-    for candidate, mask in tests:
-        key = codec.pack(candidate)
-        body.append(len(key))
-        body += key
-        body += mask.to_bytes(width, "little")
-        count += 1
-    header = {
-        "format": FORMAT,
-        "version": VERSION,
-        "threads": bounds.threads,
-        "instructions": bounds.instructions,
-        "locations": bounds.locations,
-        "values": bounds.values,
-        "labels": list(labels),
-        "tests": count,
-        "mask_bytes": width,
-    }
-    with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as out:
-        out.write(json.dumps(header, sort_keys=True).encode() + b"\n")
-        out.write(bytes(body))
-    return count
+    rows = [(codec.pack(candidate), mask) for candidate, mask in tests]
+    return write_packed(raw, bounds, labels, len(rows), rows)
 
 
 def write_packed(
