@@ -32,8 +32,7 @@ import re
 from typing import NamedTuple
 
 from .canonical import hash_of_text, text_of_parts
-from .program import MAX_VALUE
-from .quickparse import _AXB, _INIT, _TEST, _THREAD, _reserved, thread_instructions
+from .quickparse import _AXB, _THREAD, read_header, thread_instructions
 
 Instruction = tuple[str, int, int, bool, int]
 
@@ -144,23 +143,8 @@ class BulkReader:
 
 def _header(items: list[str]) -> tuple[tuple[str, int], ...] | None:
     """The init of these header items (as `quick_parts` reads them), or None."""
-    named = False
-    init: dict[str, int] = {}
-    for item in items:
-        found = _TEST.fullmatch(item)
-        if found is not None:
-            if named or _reserved(found[1]):
-                return None
-            named = True
-            continue
-        found = _INIT.fullmatch(item)
-        if found is None:
-            return None
-        loc, value = found[1], int(found[2])
-        if loc in init or _reserved(loc) or value > MAX_VALUE:
-            return None
-        init[loc] = value
-    return tuple(sorted(init.items()))
+    read = read_header(items)
+    return None if read is None else read[1]
 
 
 def _thread(tid: int, code: list[tuple[str, ...]]) -> _Thread | None:

@@ -51,8 +51,7 @@ def quick_parts(
     (no Instr or Program is built), or None."""
     if "\r" in text:
         return None
-    name = None
-    init: dict[str, int] = {}
+    header: list[str] = []
     threads: list[list[tuple[str, ...]]] = []
     current: list[tuple[str, ...]] | None = None
     axb, thread_line = _AXB.fullmatch, _THREAD.fullmatch
@@ -75,6 +74,29 @@ def quick_parts(
             continue
         if threads:
             return None  # a header after a thread, or anything else
+        header.append(item)
+    read = read_header(header)
+    if read is None or not threads:
+        return None
+    name, init = read
+    built = []
+    for code in threads:
+        instrs = thread_instructions(code)
+        if instrs is None:
+            return None
+        built.append(instrs)
+    if name is None:
+        name = Path(path).stem if path and not path.startswith("<") else "test"
+    return name, tuple(built), init
+
+
+def read_header(items: list[str]) -> tuple[str | None, tuple[tuple[str, int], ...]] | None:
+    """(test name or None, init sorted by location) of a file's header items (its
+    `test` and `init` lines, stripped), or None for anything else, a second name,
+    a location given twice, a value out of range or a reserved name."""
+    name = None
+    init: dict[str, int] = {}
+    for item in items:
         found = _TEST.fullmatch(item)
         if found is not None:
             if name is not None or _reserved(found[1]):
@@ -88,17 +110,7 @@ def quick_parts(
         if loc in init or _reserved(loc) or value > MAX_VALUE:
             return None
         init[loc] = value
-    if not threads:
-        return None
-    built = []
-    for code in threads:
-        instrs = thread_instructions(code)
-        if instrs is None:
-            return None
-        built.append(instrs)
-    if name is None:
-        name = Path(path).stem if path and not path.startswith("<") else "test"
-    return name, tuple(built), tuple(sorted(init.items()))
+    return name, tuple(sorted(init.items()))
 
 
 def thread_instructions(code: list[tuple[str, ...]]) -> tuple[tuple[str, int, int, bool, int], ...] | None:
