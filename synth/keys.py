@@ -52,6 +52,28 @@ def mask_bytes(labels: tuple[str, ...]) -> int:
     return max(1, (2 * len(labels) + 7) // 8)
 
 
+def _header(version: int, bounds: Bounds, labels: tuple[str, ...], count: int) -> dict:
+    """The fields both formats' headers share."""
+    return {
+        "format": FORMAT,
+        "version": version,
+        "threads": bounds.threads,
+        "instructions": bounds.instructions,
+        "locations": bounds.locations,
+        "values": bounds.values,
+        "labels": list(labels),
+        "tests": count,
+    }
+
+
+def _read_header(header: dict) -> tuple[Bounds, tuple[str, ...], int]:
+    """(bounds, labels, count) of a header; KeyError, TypeError or ValueError when damaged."""
+    bounds = Bounds(
+        int(header["threads"]), int(header["instructions"]), int(header["locations"]), int(header["values"])
+    )
+    return bounds, tuple(str(label) for label in header["labels"]), int(header["tests"])
+
+
 def write(raw: BinaryIO, bounds: Bounds, labels: tuple[str, ...], tests: Iterable[tuple[Candidate, int]]) -> int:
     """Write `tests` ((candidate, mask) in export order) to the binary file
     `raw` (the caller opens it: only the CLI writes files); return how many.
@@ -71,17 +93,7 @@ def write_packed(
     34M-test suite in about a minute). The same bytes as `write`; fewer or
     more rows than `count` is a ValueError."""
     width = mask_bytes(labels)
-    header = {
-        "format": FORMAT,
-        "version": VERSION,
-        "threads": bounds.threads,
-        "instructions": bounds.instructions,
-        "locations": bounds.locations,
-        "values": bounds.values,
-        "labels": list(labels),
-        "tests": count,
-        "mask_bytes": width,
-    }
+    header = _header(VERSION, bounds, labels, count) | {"mask_bytes": width}
     written = 0
     with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as out:
         out.write(json.dumps(header, sort_keys=True).encode() + b"\n")
@@ -123,11 +135,7 @@ class KeysFile:
         if header.get("version") != VERSION:
             raise KeysError(f"{path}: keys format version {header.get('version')!r}, this reads {VERSION}")
         try:
-            self.bounds = Bounds(
-                int(header["threads"]), int(header["instructions"]), int(header["locations"]), int(header["values"])
-            )
-            self.labels = tuple(str(label) for label in header["labels"])
-            self.count = int(header["tests"])
+            self.bounds, self.labels, self.count = _read_header(header)
             self.width = int(header["mask_bytes"])
         except (KeyError, TypeError, ValueError):
             raise KeysError(f"{path}: damaged header {line[:200]!r}") from None
@@ -294,15 +302,7 @@ def write_xz(
     vectors = sorted(seen)
     number = {mask: i for i, mask in enumerate(vectors)}
     id_type = np.uint8 if len(vectors) <= 256 else np.dtype("<u2")
-    header = {
-        "format": FORMAT,
-        "version": VERSION_XZ,
-        "threads": bounds.threads,
-        "instructions": bounds.instructions,
-        "locations": bounds.locations,
-        "values": bounds.values,
-        "labels": list(labels),
-        "tests": count,
+    header = _header(VERSION_XZ, bounds, labels, count) | {
         "vectors": vectors,
         "partitions": [[list(space.partitions[p]), counts[p]] for p in sorted(counts)],
     }
@@ -360,11 +360,7 @@ class KeysFileXz:
             self._file.close()
             raise KeysError(f"{path}: not a keys file of format {VERSION_XZ}")
         try:
-            self.bounds = Bounds(
-                int(header["threads"]), int(header["instructions"]), int(header["locations"]), int(header["values"])
-            )
-            self.labels = tuple(str(label) for label in header["labels"])
-            self.count = int(header["tests"])
+            self.bounds, self.labels, self.count = _read_header(header)
             self.vectors = [int(v) for v in header["vectors"]]
             self.partitions = [(tuple(int(n) for n in lengths), int(n)) for lengths, n in header["partitions"]]
         except (KeyError, TypeError, ValueError):
