@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import _thread
 import os
+import signal
 import socket
 import threading
 import time
@@ -256,7 +257,12 @@ def _build(
 ) -> list[int] | None:
     """The units' sizes (building the space), or None if the deadline passed
     first: a watcher thread reports progress every second while the space is
-    built and, at the deadline, interrupts the build (`interrupt_main`)."""
+    built and, at the deadline, interrupts the build (`interrupt_main`, which
+    raises only through Python's default SIGINT handler: installed for the
+    build, since a caller may hold another, e.g. `progress.cli`'s deferring one
+    left by its import)."""
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler) if in_main else None
     finished = threading.Event()
     lock = threading.Lock()
 
@@ -283,6 +289,8 @@ def _build(
     finally:
         with lock:
             finished.set()
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
     return sizes
 
 
