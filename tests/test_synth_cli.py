@@ -305,18 +305,20 @@ def test_time_limit_counts_building_the_space(tmp_path, monkeypatch):
     assert phases[0] == "building the space"
 
 
+def endless_build(*args):
+    """A space build that would take 30 s: the run must cut it at its time limit."""
+    end = time.monotonic() + 30
+    while time.monotonic() < end:
+        time.sleep(0.01)
+    raise AssertionError("the build was not cut")
+
+
 def test_a_long_space_build_is_cut_at_the_time_limit_and_reported_meanwhile(tmp_path, monkeypatch):
     """A build that would take 30 s stops at the 1.5 s limit, with progress reports every second."""
     from progress.synth import driver
     from progress.synth.store import Store
 
-    def endless(*args):
-        end = time.monotonic() + 30
-        while time.monotonic() < end:
-            time.sleep(0.01)
-        raise AssertionError("the build was not cut")
-
-    monkeypatch.setattr(driver, "unit_sizes", endless)
+    monkeypatch.setattr(driver, "unit_sizes", endless_build)
     phases = []
     started = time.monotonic()
     with Store(tmp_path / "s.db") as store:
@@ -331,14 +333,8 @@ def test_a_long_space_build_is_cut_at_the_time_limit_and_reported_meanwhile(tmp_
 def test_a_run_stopped_while_building_does_not_build_to_describe(tmp_path, capsys, monkeypatch):
     from progress.synth import driver
 
-    def endless(*args):
-        end = time.monotonic() + 30
-        while time.monotonic() < end:
-            time.sleep(0.01)
-        raise AssertionError("the build was not cut")
-
-    monkeypatch.setattr(driver, "unit_sizes", endless)
-    monkeypatch.setattr("progress.cli.synth.space_summary", endless)
+    monkeypatch.setattr(driver, "unit_sizes", endless_build)
+    monkeypatch.setattr("progress.cli.synth.space_summary", endless_build)
     started = time.monotonic()
     code, out, err = run(capsys, *SMALL, "--out", str(tmp_path / "a.db"), "--time-limit", "1.2")
     assert code == 3 and time.monotonic() - started < 10
