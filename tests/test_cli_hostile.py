@@ -173,3 +173,23 @@ def test_an_unexpected_exception_is_its_own_status_with_where_to_report(monkeypa
     with pytest.raises(SystemExit):
         main(["check", str(MUTEX)])
     assert "Traceback" in capsys.readouterr().err
+
+
+def test_ctrl_c_re_raised_as_another_error_is_an_interruption_not_a_crash(monkeypatch, capsys):
+    """A KeyboardInterrupt inside a class body's __set_name__ (a lazy numba import mid-run)
+    surfaces as a RuntimeError caused by it: still exit 130 'interrupted', never 70."""
+    import progress.cli.check as check_command
+
+    class Interrupting:
+        def __set_name__(self, owner, name):
+            raise KeyboardInterrupt
+
+    def importing(*args, **kwargs):
+        type("Lazy", (), {"attribute": Interrupting()})
+
+    monkeypatch.setattr(check_command, "check_program", importing)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["check", str(MUTEX)])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 130, err
+    assert "interrupted" in err and "internal error" not in err

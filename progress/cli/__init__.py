@@ -169,6 +169,11 @@ def _run(argv) -> int:
             pass
         return 2 if error.exit_code == 2 else error.exit_code
     except Exception as error:  # the last resort: a bug must not read as a verdict
+        interrupt = _interrupt_behind(error)
+        if interrupt is not None:  # Ctrl-C or SIGTERM that an import or a library re-raised as another error
+            terminated = isinstance(interrupt, Terminated)
+            _say("terminated" if terminated else "interrupted")
+            return EXIT_SIGTERM if terminated else EXIT_SIGINT
         _say(f"progress: internal error: {type(error).__name__}: {error}")
         _say(f"this is a bug in progress, not a verdict (exit {EXIT_INTERNAL}); please report it to {REPORT_TO}")
         if os.environ.get("PROGRESS_DEBUG"):
@@ -180,6 +185,20 @@ def _run(argv) -> int:
         return code or 0
     _say(str(code))
     return EXIT_USAGE
+
+
+def _interrupt_behind(error: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt (or `Terminated`) in `error`'s chain of causes, if any:
+    Python turns one raised inside a class body's `__set_name__` (numba's modules,
+    imported lazily mid-run) into a RuntimeError caused by it."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _say(text: str) -> None:
