@@ -83,6 +83,22 @@ def test_one_thread_has_no_test_and_nothing_to_judge():
     assert compiled_result(Bounds(1, 4)) == ([], 0)
 
 
+@pytest.mark.parametrize("bounds", [Bounds(2, 4), Bounds(3, 4), Bounds(2, 3, locations=3, values=3)], ids=lambda b: b.label)
+def test_static_pruning_by_class_finds_what_the_lookup_finds(bounds, monkeypatch):
+    """Beyond `lanes.STATIC_BITS` the walk checks option classes one by one: same tests, same judged count."""
+    from progress.synth import lanes
+
+    expected = compiled_result(bounds)
+    monkeypatch.setattr(lanes, "STATIC_BITS", 0)
+    lanes.lane_tables.cache_clear()
+    try:
+        table = StreamSpace(bounds).table(0)
+        assert lanes.lane_tables(table).sup.shape[2] == 0  # the class loop really runs
+        assert compiled_result(bounds) == expected
+    finally:
+        lanes.lane_tables.cache_clear()
+
+
 def test_unit_size_changes_nothing_but_the_cut():
     bounds = Bounds(3, 4)
     whole, judged = compiled_result(bounds)
@@ -203,6 +219,30 @@ def test_compiled_judge_agrees_with_the_reference_judge(case):
     index = table.index(candidate)
     found, _ = judge_range(table, index, index + 1)
     assert (len(found) == 1) == (violations(canonical.to_program(candidate)) == [])
+
+
+def test_options_beyond_one_chunk_are_judged_like_the_reference():
+    """3t5i with 3 values, threads of 1, 1, 3: the last slot has 78 options (two
+    chunks of 64 lanes). Every candidate of a window around a test of the
+    second chunk, checked by the reference judge (canonical ones only: the walk
+    skips the others)."""
+    from progress.synth.lanes import LANES
+
+    table = StreamSpace(Bounds(3, 5, values=3)).table(0)
+    radix = int(table.radices[-1])
+    assert table.lengths == (1, 1, 3) and radix > LANES
+    found, _ = judge_range(table, 7_000_000, 7_200_000)
+    centre = next(int(i) for i in found if i % radix >= LANES)
+    start, stop = centre - 1000, centre + 1000
+    window, _ = judge_range(table, start, stop)
+    assert sum(i % radix >= LANES for i in window) >= 2
+    expected = []
+    for index in range(start, stop):
+        candidate = table.candidate(index)
+        program = canonical.to_program(candidate)
+        if canonical.from_program(program) == candidate and not violations(program):
+            expected.append(index)
+    assert window.tolist() == expected
 
 
 def test_tests_at_every_bound_are_tests():
