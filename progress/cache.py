@@ -22,8 +22,10 @@ Contract:
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
+from functools import lru_cache
 from pathlib import Path
 
 from .errors import ProgressError
@@ -33,6 +35,10 @@ UNSAFE_BITS = stat.S_IWGRP | stat.S_IWOTH
 
 class UnsafeCache(ProgressError):
     """A cache directory or entry that another user could have written (exit 2)."""
+
+
+class CacheUnavailable(UnsafeCache):
+    """A cache directory that cannot be made at all (a read-only home, say)."""
 
 
 def cache_root() -> Path:
@@ -51,7 +57,7 @@ def private_dir(path: Path) -> Path:
             pass
         info = os.lstat(path)
     except OSError as error:
-        raise UnsafeCache(f"cannot make the cache directory {path}: {error.strerror or error}") from None
+        raise CacheUnavailable(f"cannot make the cache directory {path}: {error.strerror or error}") from None
     problem = _problem(info, directory=True)
     if problem:
         raise UnsafeCache(
@@ -103,3 +109,36 @@ def _problem(info: os.stat_result, directory: bool) -> str:
     if info.st_mode & UNSAFE_BITS:
         return f"is writable by group or others (mode {stat.S_IMODE(info.st_mode):04o})"
     return ""
+
+
+COMPILED_MARKER = b"jit import njit"
+"""How a module that defines compiled functions imports numba (progress/jit.py)."""
+
+
+def package_dirs() -> list[Path]:
+    """The directories of `progress`, `progress.synth` and `progress.models` (found without importing them)."""
+    import importlib.util
+
+    here = Path(__file__).resolve().parent
+    dirs = [here]
+    for name in ("progress.synth", "progress.models"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            dirs += [Path(p).resolve() for p in spec.submodule_search_locations]
+    return dirs
+
+
+def sources_stamp(files: list[Path]) -> str:
+    """A hash of the names and contents of `files` (16 hex digits)."""
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def compiled_sources_stamp() -> str:
+    """`sources_stamp` of every package module that defines compiled functions."""
+    here = Path(__file__).resolve()
+    files = [p for d in package_dirs() for p in d.glob("*.py") if p != here and COMPILED_MARKER in p.read_bytes()]
+    return sources_stamp(files)

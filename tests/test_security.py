@@ -193,3 +193,48 @@ def test_every_rendered_error_escapes_control_characters(char):
 def test_printable_leaves_ordinary_text_alone():
     text = "thread 0: AXB(x, 1, 0, true, 1) — α β ✓ tab\ttab"
     assert printable(text) == text.replace("\t", "\\x09")
+
+
+def test_compiled_code_is_cached_per_version_of_its_sources(tmp_path, monkeypatch):
+    """numba checks a cached function against its own file only; the cache directory
+    is named after every compiled module's source, so editing a callee's file
+    (synth/lanes.py under synth/fast_judge.py) cannot leave a stale caller."""
+    from progress import cache, jit
+
+    first = tmp_path / "a.py"
+    second = tmp_path / "b.py"
+    first.write_text("x = 1\n")
+    second.write_text("y = 2\n")
+    stamp = cache.sources_stamp([first, second])
+    assert cache.sources_stamp([second, first]) == stamp
+    second.write_text("y = 3\n")
+    assert cache.sources_stamp([first, second]) != stamp
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    directory = jit.cache_dir()
+    assert directory == tmp_path / "numba" / cache.compiled_sources_stamp()
+    assert directory.is_dir() and directory.stat().st_mode & 0o077 == 0
+    names = {p.name for d in cache.package_dirs() for p in d.glob("*.py") if cache.COMPILED_MARKER in p.read_bytes()}
+    assert {"lanes.py", "fast_judge.py", "fastcheck.py"} <= names
+
+
+def test_a_cache_that_cannot_be_made_leaves_numba_its_default(tmp_path, monkeypatch):
+    """A home where nothing can be made (here: the cache path runs through a file) is no error."""
+    from progress import jit
+
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker / "cache"))
+    assert jit.cache_dir() is None
+
+
+def test_a_cache_another_user_could_write_is_refused(tmp_path, monkeypatch):
+    from progress import jit
+
+    shared = tmp_path / "numba"
+    shared.mkdir()
+    (shared / cache.compiled_sources_stamp()).mkdir(mode=0o777)
+    os.chmod(shared / cache.compiled_sources_stamp(), 0o777)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(shared))
+    with pytest.raises(cache.UnsafeCache):
+        jit.cache_dir()

@@ -83,7 +83,9 @@ def test_one_thread_has_no_test_and_nothing_to_judge():
     assert compiled_result(Bounds(1, 4)) == ([], 0)
 
 
-@pytest.mark.parametrize("bounds", [Bounds(2, 4), Bounds(3, 4), Bounds(2, 3, locations=3, values=3)], ids=lambda b: b.label)
+@pytest.mark.parametrize(
+    "bounds", [Bounds(2, 4), Bounds(3, 4), Bounds(2, 3, locations=3, values=3)], ids=lambda b: b.label
+)
 def test_static_pruning_by_class_finds_what_the_lookup_finds(bounds, monkeypatch):
     """Beyond `lanes.STATIC_BITS` the walk checks option classes one by one: same tests, same judged count."""
     from progress.synth import lanes
