@@ -37,6 +37,6 @@ def cache_dir() -> Path | None:
 
 _directory = cache_dir()
 if _directory is not None:
-    numba.config.CACHE_DIR = str(_directory)
+    numba.config.CACHE_DIR = str(_directory)  # type: ignore[attr-defined]
 
 __all__ = ["njit"]
