@@ -5,6 +5,10 @@ Contract: a `Planner` hands out runs of consecutive pending units, each about
 are single units, and a shard grows at most SHARD_GROWTH-fold over the
 largest before it), so scheduling a shard (milliseconds) stays well under 5%
 of its work; near the end shards shrink so that every worker stays busy.
+A shard is also cut to about SHARD_TESTS tests at the densest rate of tests
+per candidate seen so far: a worker holds and sends its shard's tests at
+once, and on 2t6i a shard cut by time alone held enough of them to take a
+worker past 1 GB.
 Which units go in which shard never changes what is stored: tests are keyed
 canonically.
 """
@@ -17,6 +21,8 @@ IN_FLIGHT_PER_WORKER = 2
 """Shards queued per worker, so a worker never waits while the driver commits."""
 SHARD_GROWTH = 8
 """A shard holds at most this factor more units than the largest before it."""
+SHARD_TESTS = 200_000
+"""Tests a shard should hold at most (at the densest rate seen): tens of MB in a worker."""
 
 
 class Planner:
@@ -31,11 +37,13 @@ class Planner:
         self.spent = 0.0  # worker seconds over the units done
         self.measured = 0  # candidates in those units
         self.largest = 1  # units in the largest shard so far
+        self.densest = 0.0  # most tests per candidate in a unit done
 
     def learn(self, result: UnitResult) -> None:
         if result.complete:
             self.spent += result.judging + result.classifying
             self.measured += self.sizes[result.unit]
+            self.densest = max(self.densest, result.found / max(1, self.sizes[result.unit]))
 
     def shard(self, workers: int) -> list[int]:
         """The next shard (empty when everything was handed out)."""
@@ -47,6 +55,8 @@ class Planner:
             per_candidate = self.spent / self.measured
             budget = self.seconds / per_candidate
             budget = min(budget, self.left / max(1, 2 * workers))  # the tail: keep every worker busy
+            if self.densest > 0:
+                budget = min(budget, SHARD_TESTS / self.densest)
             want = 0
             candidates = 0
             while self.next + want < len(self.pending) and (want == 0 or candidates < budget):

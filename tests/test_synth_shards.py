@@ -4,7 +4,7 @@ at the tail so every worker stays busy."""
 
 from __future__ import annotations
 
-from progress.synth.shards import SHARD_GROWTH, Planner
+from progress.synth.shards import SHARD_GROWTH, SHARD_TESTS, Planner
 from progress.synth.store import UnitResult
 
 
@@ -37,3 +37,17 @@ def test_incomplete_results_teach_nothing():
     planner.shard(1)
     planner.learn(UnitResult(0, 1, (), False, (), 5.0, 5.0))
     assert planner.shard(1) == [1]  # still one unit: no measurement yet
+
+
+def test_dense_units_make_short_shards():
+    """At 1,000 tests per unit a shard holds about SHARD_TESTS tests, however cheap the units."""
+    planner = Planner(list(range(5000)), [100] * 5000, seconds=100.0)
+    shards = []
+    while units := planner.shard(1):
+        shards.append(units)
+        for unit in units:
+            found = tuple((b"k", 1) for _ in range(1000 if unit >= 10 else 0))
+            planner.learn(UnitResult(unit, 1, (), True, (), 0.0001, 0.0001, found))
+    sizes = [len(s) for s in shards]
+    assert max(sizes[3:]) <= SHARD_TESTS // 1000 + 1
+    assert max(sizes) >= SHARD_TESTS // 1000  # and not shorter than needed
