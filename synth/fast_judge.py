@@ -195,7 +195,7 @@ def _search(
     change = np.zeros((varying, memories), dtype=np.int64)
     need_tf = np.zeros(varying, dtype=np.int64)
     need_c = np.zeros(varying, dtype=np.int64)
-    work = np.zeros((10, states), dtype=np.int64)
+    work = np.zeros((8, states), dtype=np.int64)
     edges = states * threads * width
     dst = np.zeros(edges, dtype=np.int64)
     mask = np.zeros(edges, dtype=np.int64)
@@ -203,6 +203,11 @@ def _search(
     obs = np.zeros(64, dtype=np.int64)
     bits = np.zeros((2, (states + 63) // 64), dtype=np.int64)
     lane_raw = np.zeros(LANES, dtype=np.int64)
+    model = (step_delta, step_bits, need_bits, memory_of, slot_at)
+    profiles = (profile, code_info, ncodes, deltas, ndeltas, need)
+    choice = (chosen, touched, ntouched, acc, dm)
+    batch = (cn, cd, cm, taken, change, need_tf, need_c)
+    scratch = (work, dst, mask, group, obs, bits)
     nl = 0
     end_lo = end_q * memories
     end_hi = end_lo + memories
@@ -289,42 +294,18 @@ def _search(
                     if nl == LANES:
                         nfound, done = _flush(
                             nl,
-                            chosen,
-                            touched,
-                            ntouched,
                             lane_raw,
                             digits,
                             vs,
                             ls,
                             threads,
-                            step_delta,
-                            step_bits,
-                            need_bits,
-                            memory_of,
-                            slot_at,
                             end_lo,
                             end_hi,
-                            profile,
-                            code_info,
-                            ncodes,
-                            deltas,
-                            ndeltas,
-                            need,
-                            acc,
-                            dm,
-                            cn,
-                            cd,
-                            cm,
-                            taken,
-                            change,
-                            need_tf,
-                            need_c,
-                            work,
-                            dst,
-                            mask,
-                            group,
-                            obs,
-                            bits,
+                            model,
+                            profiles,
+                            choice,
+                            batch,
+                            scratch,
                             found,
                             nfound,
                         )
@@ -349,42 +330,18 @@ def _search(
         if nl > 0:
             nfound, done = _flush(
                 nl,
-                chosen,
-                touched,
-                ntouched,
                 lane_raw,
                 digits,
                 vs,
                 ls,
                 threads,
-                step_delta,
-                step_bits,
-                need_bits,
-                memory_of,
-                slot_at,
                 end_lo,
                 end_hi,
-                profile,
-                code_info,
-                ncodes,
-                deltas,
-                ndeltas,
-                need,
-                acc,
-                dm,
-                cn,
-                cd,
-                cm,
-                taken,
-                change,
-                need_tf,
-                need_c,
-                work,
-                dst,
-                mask,
-                group,
-                obs,
-                bits,
+                model,
+                profiles,
+                choice,
+                batch,
+                scratch,
                 found,
                 nfound,
             )
@@ -403,98 +360,20 @@ def _search(
 
 @njit(cache=True)
 def _flush(
-    nl,
-    chosen,
-    touched,
-    ntouched,
-    lane_raw,
-    digits,
-    vs,
-    ls,
-    threads,
-    step_delta,
-    step_bits,
-    need_bits,
-    memory_of,
-    slot_at,
-    end_lo,
-    end_hi,
-    profile,
-    code_info,
-    ncodes,
-    deltas,
-    ndeltas,
-    need,
-    acc,
-    dm,
-    cn,
-    cd,
-    cm,
-    taken,
-    change,
-    need_tf,
-    need_c,
-    work,
-    dst,
-    mask,
-    group,
-    obs,
-    bits,
-    found,
-    nfound,
+    nl, lane_raw, digits, vs, ls, threads, end_lo, end_hi, model, profiles, choice, batch, scratch, found, nfound
 ):
     """Judge the batch's `nl` lanes and append its tests' raw indices to
     `found` from `nfound`; returns (the new count, the lanes done: `nl`, or
-    the lane whose test found no room, from which the walk resumes)."""
-    batch_tables(
-        vs,
-        ls,
-        chosen,
-        touched,
-        ntouched,
-        profile,
-        code_info,
-        ncodes,
-        deltas,
-        ndeltas,
-        need,
-        acc,
-        dm,
-        cn,
-        cd,
-        cm,
-        taken,
-        change,
-        need_tf,
-        need_c,
-    )
+    the lane whose test found no room, from which the walk resumes).
+    The tuples: `model` (step_delta, step_bits, need_bits, memory_of,
+    slot_at of the partition), `profiles` (`LaneTables` profile, code_info,
+    ncodes, deltas, ndeltas, need), `choice` (the options chosen per lane
+    and their scratch: `lanes.batch_tables`), `batch` (its output), `scratch`
+    (`lanes.judge_batch`'s work arrays)."""
+    chosen, touched, ntouched, acc, dm = choice
+    batch_tables(vs, ls, chosen, touched, ntouched, profiles, acc, dm, batch)
     lanes = -1 if nl == LANES else (np.int64(1) << nl) - 1
-    tests = judge_batch(
-        digits,
-        lanes,
-        vs,
-        threads,
-        step_delta,
-        step_bits,
-        need_bits,
-        memory_of,
-        slot_at,
-        end_lo,
-        end_hi,
-        cn,
-        cd,
-        cm,
-        taken,
-        change,
-        need_tf,
-        need_c,
-        work,
-        dst,
-        mask,
-        group,
-        obs,
-        bits,
-    )
+    tests = judge_batch(digits, lanes, vs, threads, model, end_lo, end_hi, batch, scratch)
     for j in range(nl):
         if tests >> j & 1:
             if nfound == found.shape[0]:

@@ -202,28 +202,7 @@ def popcount(x):
 
 
 @njit(cache=True)
-def batch_tables(
-    vs,
-    ls,
-    chosen,
-    touched,
-    ntouched,
-    profile,
-    code_info,
-    ncodes,
-    deltas,
-    ndeltas,
-    need,
-    acc,
-    dm,
-    cn,
-    cd,
-    cm,
-    taken,
-    change,
-    need_tf,
-    need_c,
-):
+def batch_tables(vs, ls, chosen, touched, ntouched, profiles, acc, dm, batch):
     """Fill a batch's tables: `chosen[k, o]` holds the lanes that run option
     o at varying slot vs + k, for the `ntouched[k]` options `touched[k]`:
 
@@ -234,8 +213,12 @@ def batch_tables(
     - `need_tf[k]`, `need_c[k]`: the lanes needing both outcomes observed,
       a memory change observed.
 
-    Leaves `chosen`, `ntouched` and the scratch `acc` (memories x codes) and
-    `dm` (deltas) zero."""
+    `profiles` is (profile, code_info, ncodes, deltas, ndeltas, need) of
+    `LaneTables`, `batch` the tables filled: (cn, cd, cm, taken, change,
+    need_tf, need_c). Leaves `chosen`, `ntouched` and the scratch `acc`
+    (memories x codes) and `dm` (deltas) zero."""
+    profile, code_info, ncodes, deltas, ndeltas, need = profiles
+    cn, cd, cm, taken, change, need_tf, need_c = batch
     memories = cn.shape[1]
     for k in range(ls - vs + 1):
         s = vs + k
@@ -331,41 +314,21 @@ def _edges(
 
 
 @njit(cache=True)
-def judge_batch(
-    digits,
-    lanes,
-    vs,
-    threads,
-    step_delta,
-    step_bits,
-    need_bits,
-    memory_of,
-    slot_at,
-    end_lo,
-    end_hi,
-    cn,
-    cd,
-    cm,
-    taken,
-    change,
-    need_tf,
-    need_c,
-    work,
-    dst,
-    mask,
-    group,
-    obs,
-    bits,
-):
+def judge_batch(digits, lanes, vs, threads, model, end_lo, end_hi, batch, scratch):
     """The lanes of `lanes` that meet constraints 1, 2, 3, 5 and 6: slots
     before `vs` fixed by `digits`, the varying slots vs.. described by
-    `batch_tables`' output (cn .. need_c).
+    `batch` (`batch_tables`' output); `model` is the partition's
+    (step_delta, step_bits, need_bits, memory_of, slot_at).
 
-    Work arrays, zero on entry and on return where it matters: `work`
-    (10 rows of one entry per state: R, C, P (module docstring), each
-    state's first and one-past-last out-edge, the states reached in any lane
-    in order, the work stack, stack membership, `stuck` and `loops`
-    (`_edges`)); the edge list `dst`, `mask`, `group`; `obs` (64 entries)."""
+    `scratch` = (work, dst, mask, group, obs, bits), zero on entry and on
+    return where it matters: `work` (8 rows of one entry per state: R, C, P
+    (module docstring), each state's first and one-past-last out-edge, the
+    reached states in increasing order, `stuck` and `loops` (`_edges`)); the
+    edge list `dst`, `mask`, `group`; `obs` (64 entries); `bits` (2 rows of
+    one bit per state: pending, reached)."""
+    step_delta, step_bits, need_bits, memory_of, slot_at = model
+    cn, cd, cm, taken, change, need_tf, need_c = batch
+    work, dst, mask, group, obs, bits = scratch
     ls = digits.shape[0] - 1
     R = work[0]
     C = work[1]
@@ -373,8 +336,8 @@ def judge_batch(
     first = work[3]
     end = work[4]
     order = work[5]
-    stuck = work[8]
-    loops = work[9]
+    stuck = work[6]
+    loops = work[7]
     pending = bits[0]
     seen = bits[1]
     R[0] = lanes
