@@ -211,6 +211,7 @@ def _search(
     nl = 0
     end_lo = end_q * memories
     end_hi = end_lo + memories
+    context = (digits, vs, ls, threads, end_lo, end_hi, model, profiles, choice, batch, scratch)
     group_size = radices[vs] * place[vs]
     tabled = sup.shape[2] > 0
     keys = np.zeros(18, dtype=np.int64)
@@ -292,23 +293,7 @@ def _search(
                     j = popcount((lanes & -lanes) - 1)
                     lanes &= lanes - 1
                     if nl == LANES:
-                        nfound, done = _flush(
-                            nl,
-                            lane_raw,
-                            digits,
-                            vs,
-                            ls,
-                            threads,
-                            end_lo,
-                            end_hi,
-                            model,
-                            profiles,
-                            choice,
-                            batch,
-                            scratch,
-                            found,
-                            nfound,
-                        )
+                        nfound, done = _flush(nl, lane_raw, context, found, nfound)
                         judged += done
                         if done < nl:
                             return nfound, judged, lane_raw[done]
@@ -328,23 +313,7 @@ def _search(
                     nl += 1
                 b = chunk * LANES + hi
         if nl > 0:
-            nfound, done = _flush(
-                nl,
-                lane_raw,
-                digits,
-                vs,
-                ls,
-                threads,
-                end_lo,
-                end_hi,
-                model,
-                profiles,
-                choice,
-                batch,
-                scratch,
-                found,
-                nfound,
-            )
+            nfound, done = _flush(nl, lane_raw, context, found, nfound)
             judged += done
             if done < nl:
                 return nfound, judged, lane_raw[done]
@@ -359,17 +328,17 @@ def _search(
 
 
 @njit(cache=True)
-def _flush(
-    nl, lane_raw, digits, vs, ls, threads, end_lo, end_hi, model, profiles, choice, batch, scratch, found, nfound
-):
+def _flush(nl, lane_raw, context, found, nfound):
     """Judge the batch's `nl` lanes and append its tests' raw indices to
     `found` from `nfound`; returns (the new count, the lanes done: `nl`, or
     the lane whose test found no room, from which the walk resumes).
-    The tuples: `model` (step_delta, step_bits, need_bits, memory_of,
+    `context` is (digits, vs, ls, threads, end_lo, end_hi, model, profiles,
+    choice, batch, scratch), the last five tuples themselves: `model` (step_delta, step_bits, need_bits, memory_of,
     slot_at of the partition), `profiles` (`LaneTables` profile, code_info,
     ncodes, deltas, ndeltas, need), `choice` (the options chosen per lane
     and their scratch: `lanes.batch_tables`), `batch` (its output), `scratch`
     (`lanes.judge_batch`'s work arrays)."""
+    digits, vs, ls, threads, end_lo, end_hi, model, profiles, choice, batch, scratch = context
     chosen, touched, ntouched, acc, dm = choice
     batch_tables(vs, ls, chosen, touched, ntouched, profiles, acc, dm, batch)
     lanes = -1 if nl == LANES else (np.int64(1) << nl) - 1
