@@ -313,6 +313,15 @@ def _edges(
     return ne
 
 
+@njit(cache=True, inline="always")
+def _all_lanes_at_ends(X, order, count, end_lo, end_hi):
+    """X = -1 (every lane) at the reached end states, where both fixed points start."""
+    for k in range(count):
+        v = order[k]
+        if v >= end_lo and v < end_hi:
+            X[v] = -1
+
+
 @njit(cache=True)
 def judge_batch(digits, lanes, vs, threads, model, end_lo, end_hi, batch, scratch):
     """The lanes of `lanes` that meet constraints 1, 2, 3, 5 and 6: slots
@@ -453,10 +462,7 @@ def judge_batch(digits, lanes, vs, threads, model, end_lo, end_hi, batch, scratc
         ok &= obs[3 * s + 2] | ~need_c[s - vs]
     if ok != 0:
         # constraint 2: every reachable state reaches an end state
-        for k in range(count):
-            v = order[k]
-            if v >= end_lo and v < end_hi:
-                C[v] = -1
+        _all_lanes_at_ends(C, order, count, end_lo, end_hi)
         changed = True
         while changed:
             changed = False
@@ -478,10 +484,7 @@ def judge_batch(digits, lanes, vs, threads, model, end_lo, end_hi, batch, scratc
         ok &= ~bad
     if ok & ~cyc != 0:
         # constraint 3: a reachable state that is not peeled reaches a cycle
-        for k in range(count):
-            v = order[k]
-            if v >= end_lo and v < end_hi:
-                P[v] = -1
+        _all_lanes_at_ends(P, order, count, end_lo, end_hi)
         changed = True
         while changed:
             changed = False
