@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from spin_oracle import GROUPS, disagreements, sample  # noqa: E402
 
-from progress.registry import all_models  # noqa: E402
+from progress.core.registry import all_models  # noqa: E402
 from progress.synth.enum_engine import search_unit  # noqa: E402
 from progress.synth.space import Bounds, Space, partitions  # noqa: E402
 

@@ -3,11 +3,11 @@ and `progress classify` end to end on a large export (issue 13).
 
 Part 1, in one process, same run: tests classified per second (all verdicts
 of every registered model, no lassos) by `check_program` one test at a time
-and by `progress.batch.verdicts` in chunks, on the published suite and on an
+and by `progress.core.batch.verdicts` in chunks, on the published suite and on an
 evenly spread sample of an export directory, Programs loaded beforehand;
 verdicts compared. Also the CPU cost per test of the other steps: reading a
 file, `parse_program` against `quick_program`, the canonical hash, and the
-bulk reader (`progress.bulkread`: threads, hash and kernel record in one
+bulk reader (`progress.front.axb.bulkread`: threads, hash and kernel record in one
 pass, its memo warm from the first pass).
 
 Part 2, fresh processes: `progress classify DIR --matrix --format csv` with
@@ -47,13 +47,13 @@ NEW_PATH = "import sys; from progress.cli import main; main(sys.argv[1:])"
 def in_process(files: list[Path], label: str, old_limit: int) -> dict:
     """Rates of check_program and batch.verdicts on the same Programs (CPU
     time of this process)."""
-    from progress import batch
-    from progress.analyze import check_program, queries_for
-    from progress.bulkread import BulkReader
-    from progress.canonical import canonical_hash
-    from progress.parse import parse_program
-    from progress.quickparse import quick_program
-    from progress.registry import all_models
+    from progress.core import batch
+    from progress.core.analyze import check_program, queries_for
+    from progress.core.canonical import canonical_hash
+    from progress.core.registry import all_models
+    from progress.front.axb.bulkread import BulkReader
+    from progress.front.axb.parse import parse_program
+    from progress.front.axb.quickparse import quick_program
 
     clock = time.process_time
     queries = queries_for(all_models())

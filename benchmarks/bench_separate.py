@@ -28,8 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from progress.classify import LATTICE, PAPER, Column
-from progress.registry import all_models
+from progress.core.classify import LATTICE, PAPER, Column
+from progress.core.registry import all_models
 from progress.synth import separate as sep
 from progress.synth.canonical import key
 from progress.synth.driver import Settings, synthesize

@@ -89,7 +89,7 @@ CREATE TABLE IF NOT EXISTS verdicts (
 
 def old_rows(batch) -> list:
     """What a format-1 worker sent: (JSON key, hash, cells) per test."""
-    from progress.canonical import canonical_hash
+    from progress.core.canonical import canonical_hash
 
     return [(canonical.key(c), canonical_hash(canonical.to_program(c)), cells) for c, cells in batch]
 

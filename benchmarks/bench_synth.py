@@ -358,7 +358,7 @@ def markdown(rows: list[dict], meta: dict) -> str:
         "interpreter start (~0.3 s) or `--export` (one file per test). *search* columns find the set of tests "
         "only. The *baseline* (synth/baseline.py) is the straightforward enumeration: every program meeting "
         "constraint 4 generated one at a time, skipped unless in canonical location order, and judged by the "
-        "reference judge (synth/constraints.py: `progress.lts.explore` + networkx, static checks first, first "
+        "reference judge (synth/constraints.py: `progress.core.lts.explore` + networkx, static checks first, first "
         "violation only).",
         "",
         "| config | programs (c. 4) | up to renaming | after static pruning | tests "

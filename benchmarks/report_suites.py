@@ -10,7 +10,7 @@ judged count and the verdict masks) and writes docs/results/suites.json
 with, per configuration: tests, judged, time (wall, CPU), peak resident
 memory, how many tests pass / fail each verdict, distinct verdict vectors,
 per lattice point the conformance and distinguishing tests (the lattice
-rule of progress/classify.py), and per lattice edge (synth/separate.edges)
+rule of progress/core/classify.py), and per lattice edge (synth/separate.edges)
 the tests separating it under the lattice and the paper's rule. With
 --keys DIR it also writes DIR/NAME.keys.gz (synth/keys.py), from which
 `progress synth --from-keys DIR/NAME.keys.gz --export OUT` rebuilds the tests.
@@ -29,8 +29,8 @@ import platform
 import re
 from pathlib import Path
 
-from progress.classify import LATTICE, PAPER, at_or_below, columns_for, strictly_below
-from progress.registry import all_models
+from progress.core.classify import LATTICE, PAPER, at_or_below, columns_for, strictly_below
+from progress.core.registry import all_models
 from progress.synth import keys
 from progress.synth import separate as sep
 from progress.synth.space import Bounds

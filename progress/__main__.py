@@ -3,7 +3,7 @@
 Guarded: `synth --engine cuda --workers N` starts its classifying processes
 with `spawn`, which imports the main module again under another name."""
 
-from .cli import main
+from progress.cli import main
 
 if __name__ == "__main__":
     main()

@@ -28,7 +28,7 @@ import stat
 from functools import lru_cache
 from pathlib import Path
 
-from .errors import ProgressError
+from progress.errors import ProgressError
 
 UNSAFE_BITS = stat.S_IWGRP | stat.S_IWOTH
 
@@ -138,7 +138,7 @@ def sources_stamp(files: list[Path]) -> str:
 
 @lru_cache(maxsize=1)
 def compiled_sources_stamp() -> str:
-    """`sources_stamp` of every package module that defines compiled functions."""
+    """`sources_stamp` of every package module that defines compiled functions (layer folders included)."""
     here = Path(__file__).resolve()
-    files = [p for d in package_dirs() for p in d.glob("*.py") if p != here and COMPILED_MARKER in p.read_bytes()]
-    return sources_stamp(files)
+    found = {p.resolve() for d in package_dirs() for p in d.rglob("*.py")}
+    return sources_stamp(sorted(p for p in found if p != here and COMPILED_MARKER in p.read_bytes()))

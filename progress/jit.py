@@ -22,7 +22,7 @@ from pathlib import Path
 import numba
 from numba import njit
 
-from .cache import CacheUnavailable, cache_root, compiled_sources_stamp, private_dir
+from progress.cache import CacheUnavailable, cache_root, compiled_sources_stamp, private_dir
 
 
 def cache_dir() -> Path | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .errors import InputError, SourcePosition
+from progress.errors import InputError, SourcePosition
 
 
 def source_lines(text: str) -> list[str]:

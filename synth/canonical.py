@@ -5,7 +5,7 @@ locations; thread ids and values are not symmetric. Memory starts at 0, so
 renaming locations in order of first use (thread 0 first) maps every member
 of a class to the same program: that is the canonical form, and its
 candidate tuple (locations as ints 0, 1, ...) is the key tests are stored
-and sorted by. `progress.canonical` computes the same form on Programs; its
+and sorted by. `progress.core.canonical` computes the same form on Programs; its
 hash is what gets exported.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from progress.program import Instr, Program
+from progress.core.program import Instr, Program
 
 from .space import Candidate
 

@@ -5,7 +5,7 @@ test is not wanted.
 `violations(program)` lists every constraint the program breaks (empty: it
 meets section 6), each with a message naming the first offending
 instruction. `outside(program, bounds)` says how a program exceeds a bound.
-This module is deliberately plain: it uses `progress.lts.explore` and
+This module is deliberately plain: it uses `progress.core.lts.explore` and
 networkx, nothing the engines use for speed.
 """
 
@@ -16,9 +16,9 @@ from enum import IntEnum
 
 import networkx as nx
 
-from progress.lts import ProgramLTS, explore
-from progress.program import Program
-from progress.semantics import compile_program
+from progress.core.lts import ProgramLTS, explore
+from progress.core.program import Program
+from progress.core.semantics import compile_program
 
 from .space import Bounds
 

@@ -12,7 +12,7 @@ same ids, same raw ranges, same judged counts, same tests), in unit order:
   pool of N processes, started with `spawn` since this process holds a
   CUDA context; N = 1 classifies here), which classifies them under every
   verdict straight from the indices (`stream_classify.classify_indices`:
-  what `work.classify_batch` gives, vectorized) and sends back the
+  what `verdicts.classify_batch` gives, vectorized) and sends back the
   canonical keys packed for the store (`UnitResult.packed`) with their
   verdict masks, and its own peak resident memory;
 - results are taken back in unit order with at most IN_FLIGHT_PER_WORKER

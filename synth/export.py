@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator
 
-from progress.canonical import canonical_hash
+from progress.core.canonical import canonical_hash
 
 from . import canonical
 from .space import Bounds, Candidate, Instruction
@@ -77,7 +77,7 @@ def entries(
 
 def _body(candidate: Candidate, lines: dict[tuple[Instruction, int], str]) -> str:
     """The thread lines of a canonical candidate, as `Program.to_axb` and
-    `progress.canonical.canonical_text` write them (locations are already
+    `progress.core.canonical.canonical_text` write them (locations are already
     l0, l1, ... in first-use order, so both agree)."""
     out = []
     for tid, code in enumerate(candidate):

@@ -16,7 +16,7 @@ fairness class of Table 4: a weak test (passes weak fair) when A is weak, a
 strong test (fails weak fair, passes strong fair) when A is strong.
 
 The lattice's edges are the covering pairs of the product order of
-progress.classify (each model x weak/strong against the points directly below
+progress.core.classify (each model x weak/strong against the points directly below
 it). Pure: no files, no printing.
 """
 
@@ -26,11 +26,11 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from progress import batch
-from progress.analyze import NO_FAIRNESS, Query, check_program, queries_for
-from progress.canonical import canonical_hash
-from progress.check import STRONG, WEAK
-from progress.classify import (
+from progress.core import batch
+from progress.core.analyze import NO_FAIRNESS, Query, check_program, queries_for
+from progress.core.canonical import canonical_hash
+from progress.core.check import STRONG, WEAK
+from progress.core.classify import (
     LATTICE,
     PAPER,
     RULES,
@@ -277,7 +277,7 @@ def search_size(
     """Exhaust one size for several requirements at once (one report each).
 
     Each test is checked only under the columns the requirements name, a
-    unit's tests at once by the compiled batch classifier (progress.batch)."""
+    unit's tests at once by the compiled batch classifier (progress.core.batch)."""
     started = time.monotonic()
     reports = [SizeReport(bounds) for _ in reqs]
     query_list = queries([c for r in reqs for c in r.columns], models)
@@ -386,7 +386,7 @@ def separate(
 
 
 def expect_line(candidate: Candidate, models: list[ProgressModel]) -> str:
-    """The `# expect:` line of every verdict (progress/expect.py's format)."""
+    """The `# expect:` line of every verdict (progress/front/expect.py's format)."""
     report = check_program(canonical.to_program(candidate), queries_for(models), witnesses=False)
     cells = [f"{Column(v.model, v.fairness).label} {cell_text(v.terminates)}" for v in report.verdicts]
     return "# expect: " + " | ".join(cells)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from progress.classify import LATTICE, PAPER
+from progress.core.classify import LATTICE, PAPER
 from progress.models.base import ProgressModel
 
 from . import separate as sep

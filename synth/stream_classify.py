@@ -1,16 +1,16 @@
 """Classify a unit's tests straight from their raw indices, vectorized.
 
-`classify_indices(table, indices)` gives what `work.classify_batch` and
+`classify_indices(table, indices)` gives what `verdicts.classify_batch` and
 `store.KeyCodec.pack` give for `table.candidates(indices)` (the verdict
 masks, the store keys), without building a Python candidate or Program
-per test: the compiled batch classifier's records (`progress.batch.record_of`:
+per test: the compiled batch classifier's records (`progress.core.batch.record_of`:
 number of locations, thread lengths, initial values, then (loc, cmp,
 target, xchg, val) per instruction) and the keys are built with numpy from
-the digits, and `progress.fastcheck.check_batch` judges them all in one
+the digits, and `progress.core.fastcheck.check_batch` judges them all in one
 call. A candidate of the streamed space is canonical (locations 0..k-1 in
 order of first use) and starts from memory 0, so its record's locations
 are its own and its k initial values are 0. Programs the kernel cannot take
-(TOO_BIG) go through `work.classify_batch`, as `progress.batch` does.
+(TOO_BIG) go through `verdicts.classify_batch`, as `progress.core.batch` does.
 
 Tests compare it with `classify_batch` + `KeyCodec.pack` on every test of
 small configurations (tests/test_synth_cuda_engine.py).
@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from progress import batch, fastcheck
+from progress.core import batch, fastcheck
 
 from .store import KeyCodec
 from .stream import PartitionTable
-from .work import _queries, classify_batch, labels
+from .verdicts import classify_batch, labels, queries
 
 _CELL = np.array([2, 0, 1], dtype=np.int64)
 """fastcheck code + 1 (INCONCLUSIVE, FAIL, PASS) -> store.CELLS index ('?', 'F', 'P')."""
@@ -75,9 +75,9 @@ def classify_indices(
     if len(indices) == 0:
         return names, [], []
     values = fields(table, indices)
-    queries = _queries()
+    verdict_queries = queries()
     threads = len(table.lengths)
-    tabulated = batch.tables(queries, threads)
+    tabulated = batch.tables(verdict_queries, threads)
     codes = None
     if tabulated is not None:
         data, offsets = records(table, values)

@@ -11,14 +11,10 @@ from __future__ import annotations
 import time
 from functools import lru_cache
 
-from progress.analyze import check_program, queries_for
-from progress.classify import Column, cell_text
-from progress.registry import all_models
-
-from . import canonical
 from .enum_engine import search_unit
 from .space import UNIT_SIZE, Bounds, Candidate, Space, partitions
-from .store import FoundTest, KeyCodec, UnitResult, pack_verdicts, packed
+from .store import FoundTest, KeyCodec, UnitResult, packed
+from .verdicts import classify_batch
 
 ENGINES = ("enum", "z3", "compiled", "cuda")
 """cuda: the compiled engine's units judged on the GPU (synth/cuda_run.py), classified on the CPU."""
@@ -52,35 +48,6 @@ def unit_sizes(engine: str, bounds: Bounds, unit_size: int = UNIT_SIZE) -> list[
     if engine == "z3":
         return [space.canonical_by_partition[lengths] for lengths in partitions(bounds)]
     return [unit.size for unit in space.units]
-
-
-@lru_cache(maxsize=1)
-def _queries():
-    return tuple(queries_for(all_models()))
-
-
-@lru_cache(maxsize=1)
-def labels() -> tuple[str, ...]:
-    """The verdicts' names, in the order of every mask (11 for the built-in models)."""
-    return tuple(Column(q.model.name, q.fairness).label for q in _queries())
-
-
-def classify_batch(candidates: list[Candidate]) -> tuple[tuple[str, ...], list[int]]:
-    """(labels, one verdict mask per candidate): every test under every
-    verdict, all at once with the compiled batch classifier (`progress.batch`)."""
-    from progress import batch  # numpy + numba (~100 MB): only where tests are classified, not to export
-
-    programs = [canonical.to_program(c) for c in candidates]
-    return labels(), [pack_verdicts([cell_text(c) for c in cells]) for cells in batch.verdicts(programs, _queries())]
-
-
-def classify_reference(candidates: list[Candidate]) -> tuple[tuple[str, ...], list[int]]:
-    """`classify_batch` by one `check_program` per test: the oracle it is tested against."""
-    masks = []
-    for candidate in candidates:
-        report = check_program(canonical.to_program(candidate), list(_queries()), witnesses=False)
-        masks.append(pack_verdicts([cell_text(v.terminates) for v in report.verdicts]))
-    return labels(), masks
 
 
 def _found(candidates: list[Candidate]) -> tuple[tuple[str, ...], tuple[FoundTest, ...], float]:

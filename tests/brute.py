@@ -1,7 +1,7 @@
 """A deliberately naive termination checker: the oracle for the property tests.
 
-It shares nothing with progress.semantics, progress.lts, progress.graph,
-progress.check or progress.models; it reads only the `Program` dataclass.
+It shares nothing with progress.core.semantics, progress.core.lts, progress.core.graph,
+progress.core.check or progress.models; it reads only the `Program` dataclass.
 Everything is written straight from docs/semantics.md sections 1, 3 and 4, favouring
 obviousness over speed:
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
-from progress.program import Program
+from progress.core.program import Program
 
 # docs/semantics.md section 3's table. Each entry: does the model remember who started, and
 # F(enabled, started, n) as a set of thread ids.
@@ -212,7 +212,7 @@ def verdicts(program: Program, limit: int = 10_000) -> dict[tuple[str, str], boo
 
 
 def lasso_problems(program: Program, model: str, fairness: str, lasso) -> list[str]:
-    """Why `lasso` (a progress.witness.Lasso) is not a valid witness under
+    """Why `lasso` (a progress.core.witness.Lasso) is not a valid witness under
     `model`/`fairness`; empty when it is: a real path from the initial state
     whose loop returns to `loop_start` and itself meets the weak (resp.
     strong) condition, with F as the model says at every step."""

@@ -2,7 +2,7 @@
 suite it re-checks.
 
 `spin_terminates` runs the re-check command written in the Promela header
-(`progress.promela.RECHECK`: spin -a, gcc, pan's acceptance-cycle search) and
+(`progress.back.promela.RECHECK`: spin -a, gcc, pan's acceptance-cycle search) and
 reads SPIN's verdict. `sample` spreads `per_group` tests evenly over each
 group of the suite and adds, for any model whose verdicts are all alike
 there, the first test of the suite with the other verdict. `disagreements`
@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from progress.analyze import check_program, queries_for
+from progress.back.promela import RECHECK, to_promela
 from progress.cli.inputs import expand, load
+from progress.core.analyze import check_program, queries_for
 from progress.models.base import ProgressModel
-from progress.promela import RECHECK, to_promela
 
 GROUPS = ("2t2i", "2t3i", "2t4i", "3t3i", "3t4i")
 

@@ -1,4 +1,4 @@
-"""The batch classifier (progress/batch.py, progress/fastcheck.py) against
+"""The batch classifier (progress/core/batch.py, progress/core/fastcheck.py) against
 `check_program`, the brute-force oracle and the CADP verdicts.
 
 The batch path must give exactly `check_program`'s verdicts: on the whole
@@ -17,12 +17,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_check_properties import SETTINGS, brute_verdicts, handshakes, mutants, programs, suite
 
-from progress import batch
-from progress.analyze import Query, check_program, queries_for
+from progress.core import batch
+from progress.core.analyze import Query, check_program, queries_for
+from progress.core.program import Instr, Program
+from progress.core.registry import all_models
+from progress.front.axb.parse import parse_program
 from progress.models.base import Memory, ProgressModel
-from progress.parse import parse_program
-from progress.program import Instr, Program
-from progress.registry import all_models
 
 QUERIES = tuple(queries_for(all_models()))
 
@@ -186,8 +186,8 @@ def test_tables_are_the_models_own_definitions():
 
 def test_plain_parts_give_the_same_verdicts(oopsla_dir, monkeypatch):
     """The CLI's path: quick_parts (no Program), check_program built from parts past the cap."""
-    from progress.canonical import canonical_hash, hash_of_text, text_of_parts
-    from progress.quickparse import quick_parts
+    from progress.core.canonical import canonical_hash, hash_of_text, text_of_parts
+    from progress.front.axb.quickparse import quick_parts
 
     files = sorted(oopsla_dir.rglob("*.axb"))
     texts = [(f.read_text(), str(f)) for f in files]

@@ -1,4 +1,4 @@
-"""The bulk reader (progress/bulkread.py) against its references: it takes a
+"""The bulk reader (progress/front/axb/bulkread.py) against its references: it takes a
 text exactly when `quick_parts` does, and then gives `quick_parts`' threads
 and init, `text_of_parts`' hash and `record_of`'s record, with its memo warm
 or cold, whatever it read before."""
@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_parse_frontends import axb_text, mutated
 
-from progress import bulkread
-from progress.batch import record_of
-from progress.bulkread import BulkReader
-from progress.canonical import hash_of_text, text_of_parts
-from progress.quickparse import quick_parts
+from progress.core.batch import record_of
+from progress.core.canonical import hash_of_text, text_of_parts
+from progress.front.axb import bulkread
+from progress.front.axb.bulkread import BulkReader
+from progress.front.axb.quickparse import quick_parts
 
 READER = BulkReader()
 """Shared by the generated cases: its memo carries over from text to text."""

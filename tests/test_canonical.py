@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from progress.canonical import canonical_hash, canonical_program, canonical_text
 from progress.cli.inputs import _natural
-from progress.parse import parse_program
-from progress.program import Instr, Program
+from progress.core.canonical import canonical_hash, canonical_program, canonical_text
+from progress.core.program import Instr, Program
+from progress.front.axb.parse import parse_program
 
 
 def test_direct_text_equals_the_canonical_program(oopsla_dir):

@@ -15,9 +15,9 @@ import brute
 import pytest
 from conftest import progress_command
 
-from progress.analyze import check_program, queries_for
-from progress.parse import parse_program
-from progress.registry import all_models
+from progress.core.analyze import check_program, queries_for
+from progress.core.registry import all_models
+from progress.front.axb.parse import parse_program
 
 N_TESTS = 483
 PAIRS = 10

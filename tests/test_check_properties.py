@@ -23,12 +23,12 @@ from conftest import OOPSLA
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from progress.analyze import check_program, queries_for
-from progress.canonical import canonical_hash
-from progress.graph import sccs
-from progress.parse import parse_program
-from progress.program import Instr, Program
-from progress.registry import all_models
+from progress.core.analyze import check_program, queries_for
+from progress.core.canonical import canonical_hash
+from progress.core.graph import sccs
+from progress.core.program import Instr, Program
+from progress.core.registry import all_models
+from progress.front.axb.parse import parse_program
 
 LOCATIONS = ("x", "y", "z")
 LIMIT = 400  # largest brute-force LTS (per model) we accept

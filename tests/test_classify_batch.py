@@ -68,7 +68,7 @@ def test_bad_input_is_reported_alike(monkeypatch, oopsla_dir, tmp_path):
 
 def test_synth_units_classify_their_tests_as_check_program_does():
     """synth's work units (classify_batch, compiled) against one check_program per test."""
-    from progress.synth import work
+    from progress.synth import verdicts, work
     from progress.synth.enum_engine import search_unit
     from progress.synth.space import Bounds
 
@@ -76,8 +76,8 @@ def test_synth_units_classify_their_tests_as_check_program_does():
     space = work.space_for(bounds)
     candidates = [c for unit in space.units[:6] for _, c in search_unit(space, unit, {})[0]]
     assert len(candidates) > 100
-    labels, masks = work.classify_batch(candidates)
-    assert (labels, masks) == work.classify_reference(candidates)
+    labels, masks = verdicts.classify_batch(candidates)
+    assert (labels, masks) == verdicts.classify_reference(candidates)
     assert len(set(masks)) > 5
 
 

@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 from test_classify_rules import LATTICE_483, TABLE_4
 
-from progress.canonical import canonical_hash
 from progress.cli import cli
 from progress.cli.inputs import load
+from progress.core.canonical import canonical_hash
 
 
 def run(*args, cwd=None):

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from progress.analyze import NO_FAIRNESS
-from progress.classify import (
+from progress.core.analyze import NO_FAIRNESS
+from progress.core.classify import (
     LATTICE,
     PAPER,
     Column,
@@ -24,8 +24,8 @@ from progress.classify import (
     lattice_rule,
     paper_rule,
 )
-from progress.registry import all_models
-from progress.tables import parse_verdict_csv
+from progress.core.registry import all_models
+from progress.report.tables import parse_verdict_csv
 
 MODELS = list(all_models())
 

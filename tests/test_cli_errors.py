@@ -134,7 +134,7 @@ def test_a_time_limit_of_nan_is_a_usage_error(repo):
 def test_a_plug_in_that_cannot_load_is_named(monkeypatch):
     from importlib.metadata import EntryPoint
 
-    from progress import registry
+    from progress.core import registry
     from progress.errors import UsageError
 
     broken = EntryPoint("broken", "my_models.nope:MODEL", registry.GROUP)

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from progress.errors import InputError
-from progress.expect import expectations
+from progress.front.expect import expectations
 
 ALL_HOLD = "all 11 expected verdicts hold"
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from progress.gpu import c_source, cuda_source
-from progress.gpu.codegen import body, initial_cells
-from progress.parse import parse_program
+from progress.back import c_source, cuda_source
+from progress.back.codegen import body, initial_cells
+from progress.front.axb.parse import parse_program
 
 HERE = Path(__file__).parent
 GOLDEN = HERE / "golden" / "gpu"

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from progress.analyze import Verdict
 from progress.cli import main
+from progress.core.analyze import Verdict
 from progress.gpu import results
 from progress.gpu.conform import conformance, render_text
 from progress.gpu.heuristics import geometry

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from progress.cli import main
+from progress.front.axb.parse import parse_program
 from progress.gpu.heuristics import HEURISTICS, geometry, slot
 from progress.gpu.runner import Settings, run_tests
-from progress.parse import parse_program
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler")
 DATA = Path(__file__).parent / "data" / "gpu"

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from progress.front.axb.parse import parse_program
 from progress.gpu.heuristics import HEURISTICS, geometry, slot
 from progress.gpu.runner import Settings, run_tests
-from progress.parse import parse_program
 
 pytestmark = pytest.mark.gpu
 DATA = Path(__file__).parent / "data" / "gpu"

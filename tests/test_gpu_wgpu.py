@@ -21,12 +21,12 @@ from pathlib import Path
 
 import pytest
 
+from progress.back import wgsl_source
 from progress.cli import main
-from progress.gpu import wgsl_source
+from progress.front.axb.parse import parse_program
 from progress.gpu.heuristics import HEURISTICS, geometry, slot
 from progress.gpu.results import parse_csv
 from progress.gpu.runner import BackendUnavailable
-from progress.parse import parse_program
 
 os.environ.setdefault("LP_NUM_THREADS", "1")
 

@@ -12,9 +12,9 @@ import re
 import pytest
 from test_gpu_codegen import INPUTS, _check_golden, _program
 
-from progress.gpu import wgsl_source
-from progress.gpu.heuristics import mapping_wgsl
-from progress.parse import parse_program
+from progress.back import wgsl_source
+from progress.back.mapping import mapping_wgsl
+from progress.front.axb.parse import parse_program
 
 
 @pytest.mark.parametrize("name", sorted(INPUTS))

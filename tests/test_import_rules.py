@@ -22,27 +22,50 @@ REPO = Path(__file__).resolve().parents[1]
 # Source directory -> the package it is installed as (pyproject's package-dir).
 PACKAGES = {"progress": "progress", "models": "progress.models", "synth": "progress.synth"}
 
-CORE_NAMES = (
-    "parse",
-    "grammar",
-    "program",
-    "semantics",
-    "lts",
-    "graph",
-    "check",
-    "witness",
-    "analyze",
-    "report",
-    "registry",
-    "canonical",
-    "source",
-    "errors",
+CHECK_PATH = (
+    "progress/__init__.py",
+    "progress/errors.py",
+    "progress/source.py",
+    "progress/front/axb/parse.py",
+    "progress/front/axb/grammar.py",
+    "progress/core/program.py",
+    "progress/core/semantics.py",
+    "progress/core/lts.py",
+    "progress/core/graph.py",
+    "progress/core/check.py",
+    "progress/core/witness.py",
+    "progress/core/analyze.py",
+    "progress/core/registry.py",
+    "progress/core/canonical.py",
+    "progress/report/render.py",
 )
+"""What `progress check` of an .axb file runs through: the standard library and lark only."""
 CORE_FILES = tuple(
-    [Path("progress/__init__.py")]
-    + [Path(f"progress/{name}.py") for name in CORE_NAMES]
+    [Path(name) for name in CHECK_PATH]
     + sorted(path.relative_to(REPO) for path in (REPO / "models").glob("*.py"))
 )
+
+LAYERS = {
+    "root": {"root"},
+    "models": {"root", "models"},
+    "core": {"root", "models", "core"},
+    "front": {"root", "core", "front"},
+    "back": {"root", "models", "core", "back"},
+    "report": {"root", "models", "core", "report"},
+    "gpu": {"root", "core", "back", "gpu"},
+    "synth": {"root", "models", "core", "synth"},
+    "cli": {"root", "models", "core", "front", "back", "report", "gpu", "synth", "cli"},
+}
+"""Each layer and the layers it may import (docs/ARCHITECTURE.md, "Import rules"):
+arrows point down only, so no two layers import each other. `root` is the
+package's own folder (errors, source, cache, jit), used by every layer."""
+
+
+def layer(module: str) -> str:
+    """The layer of a dotted project module name: its folder under progress/."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else "root"
+
 
 FORBIDDEN_IN_CORE = (
     "click",
@@ -60,13 +83,13 @@ FORBIDDEN_IN_CORE = (
 )
 
 OWNERS = {
-    "lark": "progress/grammar.py",
+    "lark": "progress/front/axb/grammar.py",
     "z3": "synth/z3_engine.py",
     "dask": "synth/distributed.py",
     "distributed": "synth/distributed.py",
     "cupy": "progress/gpu/cuda.py",
     "wgpu": "progress/gpu/wgpu_backend.py",
-    "matplotlib": "progress/plot.py",
+    "matplotlib": "progress/report/plot.py",
     "numba": "progress/jit.py",
 }
 """Each heavy dependency's one owner; CuPy has one more, for a separate job:
@@ -114,8 +137,8 @@ def allowed_in_core(target: str, project: set[str]) -> bool:
 
 
 def test_the_scan_sees_the_package():
-    assert Path("progress/check.py") in source_files()
-    assert any(target == "progress.graph" for _, target in imported(Path("progress/check.py")))
+    assert Path("progress/core/check.py") in source_files()
+    assert any(target == "progress.core.graph" for _, target in imported(Path("progress/core/check.py")))
     assert any(target == "progress" for _, target in imported(Path("progress/cli/__init__.py")))
     assert module_name(Path("models/obe.py")) == "progress.models.obe"
     assert any(target == "progress.models.base" for _, target in imported(Path("models/obe.py")))
@@ -200,3 +223,52 @@ def test_nothing_outside_the_cli_imports_the_cli():
         if target.startswith("progress.cli")
     ]
     assert not bad, bad
+
+
+def project_imports() -> dict[str, set[str]]:
+    """Module -> the project modules it imports, lazy imports included."""
+    project = {module_name(path) for path in source_files()}
+    return {
+        module_name(path): {target for _, target in imported(path) if target in project} - {module_name(path)}
+        for path in source_files()
+    }
+
+
+def test_layers_import_only_the_layers_below():
+    bad = sorted(
+        f"{source} ({layer(source)}) imports {target} ({layer(target)})"
+        for source, targets in project_imports().items()
+        for target in targets
+        if source != "progress.__main__" and layer(target) not in LAYERS[layer(source)]
+    )
+    assert not bad, bad
+
+
+def test_the_layer_rules_point_one_way():
+    """The rules themselves: no two layers may import each other, however indirectly."""
+    import networkx as nx
+
+    graph = nx.DiGraph([(a, b) for a, allowed in LAYERS.items() for b in allowed if a != b])
+    assert nx.is_directed_acyclic_graph(graph)
+
+
+def test_every_layer_folder_is_known():
+    folders = {path.name for path in (REPO / "progress").iterdir() if path.is_dir() and path.name != "__pycache__"}
+    assert folders == set(LAYERS) - {"root", "models", "synth"}
+
+
+def test_no_import_circle():
+    """No module imports itself through others (lazy imports count: a circle is a circle)."""
+    import networkx as nx
+
+    graph = nx.DiGraph([(a, b) for a, targets in project_imports().items() for b in targets])
+    circles = [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
+    assert not circles, circles
+
+
+def test_the_circle_test_sees_a_circle(tmp_path):
+    """A planted circle between two modules is found by the same scan."""
+    import networkx as nx
+
+    graph = nx.DiGraph([("a", "b"), ("b", "a"), ("b", "c")])
+    assert [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1] == [["a", "b"]]

@@ -18,10 +18,10 @@ import brute
 import pytest
 from conftest import OOPSLA, REPO
 
-from progress.analyze import check_program, queries_for
-from progress.canonical import canonical_hash
-from progress.parse import parse_program
-from progress.registry import all_models
+from progress.core.analyze import check_program, queries_for
+from progress.core.canonical import canonical_hash
+from progress.core.registry import all_models
+from progress.front.axb.parse import parse_program
 
 LITMUS = REPO / "litmus"
 FILES = sorted(LITMUS.rglob("*.axb"))

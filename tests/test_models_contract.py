@@ -10,11 +10,11 @@ import brute
 import pytest
 from conftest import progress_command
 
-import progress.registry as registry
-from progress.analyze import check_program, queries_for
-from progress.contract import check_model_contract
+import progress.core.registry as registry
+from progress.core.analyze import check_program, queries_for
+from progress.core.contract import check_model_contract
+from progress.front.axb.parse import parse_program
 from progress.models.base import NONE, Memory, ProgressModel, lowest
-from progress.parse import parse_program
 
 BUILT_INS = ("unfair", "fair", "HSA", "OBE", "HSA+OBE", "LOBE")
 

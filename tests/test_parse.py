@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from progress.cli.inputs import read_text
 from progress.errors import InputError
-from progress.parse import parse_program
+from progress.front.axb.parse import parse_program
 
 MUTEX = """test mutex
 init m = 0

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from progress.errors import InputError
-from progress.grammar import parse_items
-from progress.parse import _build, _line_items, parse_program
+from progress.front.axb.grammar import parse_items
+from progress.front.axb.parse import _build, _line_items, parse_program
 from progress.source import source_lines
 
 SPACE = st.sampled_from(["", " ", "  ", "\t"])

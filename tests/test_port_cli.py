@@ -13,11 +13,11 @@ from dataclasses import replace
 import pytest
 from click.testing import CliRunner
 
-from progress.artifact import parse_artifact, to_artifact
-from progress.canonical import canonical_hash, canonical_text
 from progress.cli import cli
 from progress.cli.inputs import expand, load
+from progress.core.canonical import canonical_hash, canonical_text
 from progress.errors import InputError
+from progress.front.artifact import parse_artifact, to_artifact
 
 ARTIFACT = {
     "2t2i/2.axb": "THREAD0\natomic_exch_branch(0,0,0,0)\n\n\nTHREAD1\natomic_exch_branch(0,0,1,0)\n\n\n",

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from spin_oracle import GROUPS, disagreements, sample, spin_terminates
 
+from progress.back.promela import RECHECK, memory_values, to_promela
 from progress.cli.inputs import load
-from progress.promela import RECHECK, memory_values, to_promela
-from progress.registry import all_models, find_model
+from progress.core.registry import all_models, find_model
 
 MUTEX = Path(__file__).resolve().parents[1] / "litmus" / "paper" / "mutex.axb"
 PER_GROUP = 1

@@ -12,10 +12,10 @@ import shutil
 import pytest
 from spin_oracle import spin_terminates
 
-from progress.analyze import check_program, queries_for
-from progress.parse import parse_program
-from progress.promela import WIDTHS, promela_type, to_promela
-from progress.registry import find_model
+from progress.back.promela import WIDTHS, promela_type, to_promela
+from progress.core.analyze import check_program, queries_for
+from progress.core.registry import find_model
+from progress.front.axb.parse import parse_program
 
 RANGES = {name: (low, high) for name, low, high in WIDTHS}
 

@@ -1,4 +1,4 @@
-"""The quick reader (progress/quickparse.py) returns parse_program's Program
+"""The quick reader (progress/front/axb/quickparse.py) returns parse_program's Program
 or None: never a different Program, never a Program where parse_program
 reports an error; and it does take the usual layouts."""
 
@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from test_parse_frontends import axb_text, mutated
 
 from progress.errors import InputError
-from progress.parse import parse_program
-from progress.quickparse import quick_program
+from progress.front.axb.parse import parse_program
+from progress.front.axb.quickparse import quick_program
 
 
 def agrees(text: str, path: str = "dir/t.axb") -> bool:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from progress.analyze import check_program, queries_for
-from progress.parse import parse_program
-from progress.registry import all_models
-from progress.report import report_dict, report_json
+from progress.core.analyze import check_program, queries_for
+from progress.core.registry import all_models
+from progress.front.axb.parse import parse_program
+from progress.report.render import report_dict, report_json
 
 
 def _same(report, path):

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from spin_oracle import spin_terminates
 
-from progress.artifact import parse_artifact
-from progress.canonical import canonical_text
 from progress.cli import main
 from progress.cli.inputs import load
-from progress.parse import parse_program
-from progress.program import is_name
+from progress.core.canonical import canonical_text
+from progress.core.program import is_name
+from progress.front.artifact import parse_artifact
+from progress.front.axb.parse import parse_program
 
 ARTIFACT = "THREAD0\natomic_store(0,1)\n\n\nTHREAD1\natomic_chk_branch(0,0,0)\n\n\n"
 STEMS = ["0", "my-test", "end", "AXB", "thread", "ok_name", "x.y", "tést"]

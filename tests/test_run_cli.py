@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 from progress.cli import main
+from progress.front.axb.parse import parse_program
 from progress.gpu.heuristics import MAX_LAUNCH
 from progress.gpu.runner import Settings, check_launches, check_settings
-from progress.parse import parse_program
 
 DATA = Path(__file__).parent / "data" / "gpu"
 needs_cc = pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None, reason="no C compiler")

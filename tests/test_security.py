@@ -17,7 +17,7 @@ import pytest
 from progress import cache
 from progress.cli import main
 from progress.errors import InputError, SourcePosition, UsageError, printable
-from progress.parse import parse_program
+from progress.front.axb.parse import parse_program
 
 HAS_CC = shutil.which(os.environ.get("CC", "cc")) is not None
 needs_cc = pytest.mark.skipif(not HAS_CC, reason="no C compiler")
@@ -110,7 +110,7 @@ def test_a_cache_dir_owned_by_another_user_is_refused(tmp_path, monkeypatch, cap
 @needs_cc
 @pytest.mark.parametrize("attack", ["group-writable", "symlink", "directory"])
 def test_a_cache_entry_that_was_not_verified_is_never_executed(tmp_path, monkeypatch, capsys, attack):
-    from progress.gpu.c_source import program_source
+    from progress.back.c_source import program_source
     from progress.gpu.cpu import CpuBackend
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
@@ -213,7 +213,7 @@ def test_compiled_code_is_cached_per_version_of_its_sources(tmp_path, monkeypatc
     directory = jit.cache_dir()
     assert directory == tmp_path / "numba" / cache.compiled_sources_stamp()
     assert directory.is_dir() and directory.stat().st_mode & 0o077 == 0
-    names = {p.name for d in cache.package_dirs() for p in d.glob("*.py") if cache.COMPILED_MARKER in p.read_bytes()}
+    names = {p.name for d in cache.package_dirs() for p in d.rglob("*.py") if cache.COMPILED_MARKER in p.read_bytes()}
     assert {"lanes.py", "fast_judge.py", "fastcheck.py"} <= names
 
 

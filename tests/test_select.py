@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from progress.classify import LATTICE, PAPER, Column
 from progress.cli import main
-from progress.registry import all_models
+from progress.core.classify import LATTICE, PAPER, Column
+from progress.core.registry import all_models
 from progress.synth import select as selecting
 from progress.synth.separate import edges, requirement
 

@@ -9,9 +9,9 @@ from functools import cache
 
 import pytest
 
-from progress.classify import LATTICE, PAPER, Column
 from progress.cli import main
-from progress.registry import all_models
+from progress.core.classify import LATTICE, PAPER, Column
+from progress.core.registry import all_models
 from progress.synth import separate as sep
 from progress.synth.canonical import key
 from progress.synth.space import Bounds, Space

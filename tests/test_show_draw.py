@@ -1,4 +1,4 @@
-"""`progress show` and progress.draw: the LTS picture of one test under one
+"""`progress show` and progress.back.draw: the LTS picture of one test under one
 model. Oracles: the brute-force checker (tests/brute.py) for the states,
 edges and verdicts, and its lasso validator for the highlighted loop."""
 
@@ -12,10 +12,10 @@ import brute
 import pytest
 from click.testing import CliRunner
 
+from progress.back.draw import picture, state_name, to_dot, to_text
 from progress.cli import cli
 from progress.cli.inputs import load
-from progress.draw import picture, state_name, to_dot, to_text
-from progress.registry import find_model
+from progress.core.registry import find_model
 
 MUTEX = Path(__file__).resolve().parents[1] / "litmus" / "paper" / "mutex.axb"
 EDGE = re.compile(r"^  ([A-Z]+) -> ([A-Z]+) \[label=\"T(\d+):(\d+) \{([\d,]*)\}\"(.*)\];$")

@@ -9,7 +9,7 @@ from functools import cache
 
 import pytest
 
-from progress.parse import parse_program
+from progress.front.axb.parse import parse_program
 from progress.synth import canonical
 from progress.synth.constraints import violations
 from progress.synth.enum_engine import search_unit

@@ -14,7 +14,7 @@ import pytest
 from conftest import file_tree
 
 from progress.cli import main
-from progress.parse import parse_program
+from progress.front.axb.parse import parse_program
 from progress.synth.constraints import violations
 
 SMALL = ["--threads", "2", "--instructions", "3"]

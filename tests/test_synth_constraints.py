@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from progress.parse import parse_program
+from progress.front.axb.parse import parse_program
 from progress.synth import canonical
 from progress.synth.constraints import Constraint, outside, violations
 from progress.synth.enum_engine import accepts

@@ -183,7 +183,7 @@ def test_classify_indices_is_classify_batch_and_pack(bounds):
     `classify_batch`'s masks and `KeyCodec.pack`'s keys (the oracle path)."""
     from progress.synth.store import KeyCodec
     from progress.synth.stream_classify import classify_indices
-    from progress.synth.work import classify_batch
+    from progress.synth.verdicts import classify_batch
 
     space = StreamSpace(bounds)
     codec = KeyCodec(bounds)
@@ -202,10 +202,10 @@ def test_classify_indices_is_classify_batch_and_pack(bounds):
 
 
 def test_classify_indices_sends_what_the_kernel_cannot_take_to_classify_batch(monkeypatch):
-    from progress import batch
+    from progress.core import batch
     from progress.synth.store import KeyCodec
     from progress.synth.stream_classify import classify_indices
-    from progress.synth.work import classify_batch
+    from progress.synth.verdicts import classify_batch
 
     table = StreamSpace(Bounds(2, 3)).table(0)
     indices, _ = judge_range(table, 0, table.size)

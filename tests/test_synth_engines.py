@@ -1,5 +1,5 @@
 """The engines against independent oracles: the reference judge
-(`constraints.violations`, networkx over `progress.lts.explore`), the
+(`constraints.violations`, networkx over `progress.core.lts.explore`), the
 straightforward baseline, and each other."""
 
 from __future__ import annotations

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from progress.analyze import check_program, queries_for
-from progress.parse import parse_program
-from progress.registry import all_models, find_model
-from progress.semantics import compile_program
+from progress.core.analyze import check_program, queries_for
+from progress.core.registry import all_models, find_model
+from progress.core.semantics import compile_program
+from progress.front.axb.parse import parse_program
 
 
 def replay(program, lasso, model):

@@ -47,9 +47,9 @@ import traceback  # noqa: E402
 
 import click  # noqa: E402
 
-from .. import __version__  # noqa: E402
-from ..errors import EXIT_INTERNAL, EXIT_USAGE, ProgressError  # noqa: E402
-from .outputs import GuardedStream, finish_output  # noqa: E402
+from progress import __version__  # noqa: E402
+from progress.cli.outputs import GuardedStream, finish_output  # noqa: E402
+from progress.errors import EXIT_INTERNAL, EXIT_USAGE, ProgressError  # noqa: E402
 
 COMMANDS = {
     "check": "progress.cli.check:check",

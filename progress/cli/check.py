@@ -6,13 +6,13 @@ import math
 
 import click
 
-from ..analyze import FAIRNESSES, NO_FAIRNESS, check_program, queries_for
-from ..errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
-from ..expect import expectations, mismatches
-from ..parse import parse_program
-from ..registry import all_models, find_model
-from ..report import lasso_text, phrase_of, report_json, table, verdict_line
-from .inputs import display, expand_each, read_text
+from progress.cli.inputs import display, expand_each, read_text
+from progress.core.analyze import FAIRNESSES, NO_FAIRNESS, check_program, queries_for
+from progress.core.registry import all_models, find_model
+from progress.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
+from progress.front.axb.parse import parse_program
+from progress.front.expect import expectations, mismatches
+from progress.report.render import lasso_text, phrase_of, report_json, table, verdict_line
 
 
 @click.command()

@@ -14,9 +14,11 @@ from typing import Any
 
 import click
 
-from ..analyze import Query, check_program, queries_for
-from ..canonical import Parts, hash_of_text, text_of_parts
-from ..classify import (
+from progress.cli.inputs import display, expand_names, load, read_text, suite_names
+from progress.cli.outputs import write_file
+from progress.core.analyze import Query, check_program, queries_for
+from progress.core.canonical import Parts, hash_of_text, text_of_parts
+from progress.core.classify import (
     LATTICE,
     RULES,
     Classification,
@@ -28,14 +30,12 @@ from ..classify import (
     compare,
     matrix_row,
 )
-from ..errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
-from ..parse import parse_program
-from ..program import Program
-from ..quickparse import quick_parts
-from ..registry import all_models
-from ..tables import FORMATS, mismatch_line, parse_verdict_csv, render_classification, render_matrix
-from .inputs import display, expand_names, load, read_text, suite_names
-from .outputs import write_file
+from progress.core.program import Program
+from progress.core.registry import all_models
+from progress.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
+from progress.front.axb.parse import parse_program
+from progress.front.axb.quickparse import quick_parts
+from progress.report.tables import FORMATS, mismatch_line, parse_verdict_csv, render_classification, render_matrix
 
 
 @click.command("classify")
@@ -139,7 +139,7 @@ def classify_command(paths, rule, fmt, matrix, output, suites, plot, expect, max
     if suites is not None:
         write_suites(suites, classification, locations)
     if plot is not None:
-        from ..plot import draw_shares  # matplotlib: only when asked for
+        from progress.report.plot import draw_shares  # matplotlib: only when asked for
 
         write_file(plot, draw_shares(verdicts, classification, plot.suffix.lower()[1:]))
     mismatches, compared = _report_expect(verdicts, expected, expect) if expected is not None else (0, None)
@@ -164,7 +164,7 @@ def classify_command(paths, rule, fmt, matrix, output, suites, plot, expect, max
 
 BATCH_FROM = 2048
 """Suites of at least this many tests (and no --time-limit) go through the
-compiled batch classifier, `progress.batch`. Its start-up (importing numba,
+compiled batch classifier, `progress.core.batch`. Its start-up (importing numba,
 loading the compiled kernels: about 0.9 s of CPU) is won back from about
 2000 tests on: the published suite (483 tests) stays on `check_program`,
 at a quarter of a second."""
@@ -272,7 +272,7 @@ def _check_batched(
 
 
 _CELL = {1: True, 0: False, 255: None}
-"""A verdict from its code's byte (progress.fastcheck's PASS, FAIL, INCONCLUSIVE as int8)."""
+"""A verdict from its code's byte (progress.core.fastcheck's PASS, FAIL, INCONCLUSIVE as int8)."""
 
 _WORK: tuple = ()
 """(queries, max_states) of the running batch: forked workers inherit it
@@ -283,7 +283,7 @@ def _chunk_results(chunks: list[list[str]], queries: list, max_states, jobs: int
     """`_check_chunk` of every chunk, in order."""
     global _WORK
     _WORK = (queries, max_states)
-    from .. import batch
+    from progress.core import batch
 
     if jobs > 1 and len(chunks) > 1 and "fork" in multiprocessing.get_all_start_methods():
         # numba and the compiled kernel loaded, and the tables made, once before forking (not once per worker)
@@ -317,8 +317,8 @@ def _check_chunk(chunk: list[str]) -> tuple[str, bytes, list[tuple[int, str]]]:
     Files in the plain layout are read by the process's `BulkReader`; any
     other goes through `quick_parts`, then `parse_program` (which reports bad
     input)."""
-    from ..batch import codes_of_parts, record_of
-    from ..bulkread import BulkReader
+    from progress.core.batch import codes_of_parts, record_of
+    from progress.front.axb.bulkread import BulkReader
 
     global _READER
     if _READER is None:

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import click
 
-from ..analyze import check_program, queries_for
-from ..errors import InputError, UsageError, printable
-from ..gpu import conform as conforming
-from ..gpu.results import parse_csv
-from ..registry import all_models
-from .inputs import load, read_text
-from .outputs import write_stdout
+from progress.cli.inputs import load, read_text
+from progress.cli.outputs import write_stdout
+from progress.core.analyze import check_program, queries_for
+from progress.core.registry import all_models
+from progress.errors import InputError, UsageError, printable
+from progress.gpu import conform as conforming
+from progress.gpu.results import parse_csv
 
 
 @click.command()

@@ -13,9 +13,9 @@ import stat
 import sys
 from pathlib import Path
 
-from ..errors import InputError, SourcePosition
-from ..parse import parse_program
-from ..program import Program
+from progress.core.program import Program
+from progress.errors import InputError, SourcePosition
+from progress.front.axb.parse import parse_program
 
 _DIGITS = re.compile(r"(\d+)")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..registry import all_models
+from progress.core.registry import all_models
 
 
 @click.command()

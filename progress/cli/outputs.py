@@ -12,7 +12,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from ..errors import UsageError
+from progress.errors import UsageError
 
 
 @contextmanager

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import click
 
-from ..artifact import parse_artifact, to_artifact
-from ..canonical import canonical_text
-from ..errors import EXIT_OK, InputError, UsageError
-from ..program import is_name
-from ..promela import to_promela
-from ..registry import find_model
-from .inputs import expand, load, read_text, suite_names
-from .outputs import write_file
+from progress.back.promela import to_promela
+from progress.cli.inputs import expand, load, read_text, suite_names
+from progress.cli.outputs import write_file
+from progress.core.canonical import canonical_text
+from progress.core.program import is_name
+from progress.core.registry import find_model
+from progress.errors import EXIT_OK, InputError, UsageError
+from progress.front.artifact import parse_artifact, to_artifact
 
 SUFFIX = {"axb": ".axb", "artifact": ".txt", "promela": ".pml"}
 

@@ -16,9 +16,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ..errors import InputError, UsageError, printable
-from ..gpu import results
-from ..gpu.runner import (
+from progress.cli.inputs import expand, load, read_text
+from progress.cli.outputs import LineWriter, write_file
+from progress.core.program import Program
+from progress.errors import InputError, UsageError, printable
+from progress.gpu import results
+from progress.gpu.runner import (
     MAX_ITERATIONS,
     Settings,
     check_launches,
@@ -28,9 +31,6 @@ from ..gpu.runner import (
     parse_instances,
     run_tests,
 )
-from ..program import Program
-from .inputs import expand, load, read_text
-from .outputs import LineWriter, write_file
 
 BACKENDS = {
     "cuda": "progress.gpu.cuda:CudaBackend",

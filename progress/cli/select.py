@@ -7,17 +7,17 @@ from pathlib import Path
 
 import click
 
-from ..analyze import check_program, queries_for
-from ..classify import LATTICE, PAPER, Column
-from ..errors import InputError, UsageError
-from ..registry import all_models
-from ..synth import canonical, export
-from ..synth import select as selecting
-from ..synth.separate import edges, requirement
-from ..synth.space import Bounds
-from ..synth.store import Store, unpack_verdicts
-from .inputs import expand, load, read_text, suite_names
-from .outputs import writing
+from progress.cli.inputs import expand, load, read_text, suite_names
+from progress.cli.outputs import writing
+from progress.core.analyze import check_program, queries_for
+from progress.core.classify import LATTICE, PAPER, Column
+from progress.core.registry import all_models
+from progress.errors import InputError, UsageError
+from progress.synth import canonical, export
+from progress.synth import select as selecting
+from progress.synth.separate import edges, requirement
+from progress.synth.space import Bounds
+from progress.synth.store import Store, unpack_verdicts
 
 RULE_CHOICES = {"both": (LATTICE, PAPER), LATTICE: (LATTICE,), PAPER: (PAPER,)}
 

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import click
 
-from ..analyze import check_program
-from ..classify import LATTICE, RULES
-from ..errors import EXIT_FAIL, EXIT_OK, UsageError
-from ..registry import all_models
-from ..report import lasso_text, phrase
-from ..synth import canonical
-from ..synth import separate as sep
-from ..synth.space import Bounds
-from .outputs import write_file
+from progress.cli.outputs import write_file
+from progress.core.analyze import check_program
+from progress.core.classify import LATTICE, RULES
+from progress.core.registry import all_models
+from progress.errors import EXIT_FAIL, EXIT_OK, UsageError
+from progress.report.render import lasso_text, phrase
+from progress.synth import canonical
+from progress.synth import separate as sep
+from progress.synth.space import Bounds
 
 
 @click.command()
@@ -183,7 +183,7 @@ def _ticker():
 
 
 def _all(limit: Bounds, models, output: Path | None, examples: Path | None, engine: str) -> None:
-    from ..synth import separation_table as table
+    from progress.synth import separation_table as table
 
     started = time.monotonic()
     results = table.run(limit, models, _announce, _ticker(), engine)

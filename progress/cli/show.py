@@ -9,11 +9,11 @@ from pathlib import Path
 
 import click
 
-from ..draw import picture, to_dot, to_text
-from ..errors import EXIT_OK, UsageError
-from ..registry import find_model
-from .inputs import load
-from .outputs import write_file, write_stdout
+from progress.back.draw import picture, to_dot, to_text
+from progress.cli.inputs import load
+from progress.cli.outputs import write_file, write_stdout
+from progress.core.registry import find_model
+from progress.errors import EXIT_OK, UsageError
 
 FORMATS = ("text", "dot", "svg", "png")
 MAX_DRAW = 1000

@@ -13,9 +13,10 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ..errors import EXIT_INCONCLUSIVE, EXIT_OK, UsageError
-from ..synth import export, keys
-from ..synth.driver import (
+from progress.cli.outputs import writing
+from progress.errors import EXIT_INCONCLUSIVE, EXIT_OK, UsageError
+from progress.synth import export, keys
+from progress.synth.driver import (
     DEFAULT_ENGINE,
     Outcome,
     Settings,
@@ -25,13 +26,12 @@ from ..synth.driver import (
     space_summary,
     synthesize,
 )
-from ..synth.driver import (
+from progress.synth.driver import (
     Progress as RunProgress,
 )
-from ..synth.space import UNIT_SIZE, Bounds, Candidate
-from ..synth.store import Store
-from ..synth.work import ENGINES
-from .outputs import writing
+from progress.synth.space import UNIT_SIZE, Bounds, Candidate
+from progress.synth.store import Store
+from progress.synth.work import ENGINES
 
 EXIT_INTERRUPTED = 130
 
@@ -174,7 +174,7 @@ def _require_cuda(scheduler: str | None) -> None:
         raise UsageError(
             "--engine cuda judges on this machine's GPU and classifies in --workers processes: no --scheduler"
         )
-    from ..synth.cuda_judge import CudaUnavailable, require
+    from progress.synth.cuda_judge import CudaUnavailable, require
 
     try:
         require()

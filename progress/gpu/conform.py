@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analyze import Verdict
+from progress.core.analyze import Verdict
 
 
 @dataclass(frozen=True)

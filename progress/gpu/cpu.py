@@ -21,11 +21,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from ..cache import cache_root, check_entry, install, private_dir
-from ..program import Program
-from .c_source import program_source
-from .heuristics import CODES, Geometry, auto_instances
-from .runner import BackendUnavailable, DeviceHang
+from progress.back.c_source import program_source
+from progress.cache import cache_root, check_entry, install, private_dir
+from progress.core.program import Program
+from progress.gpu.heuristics import CODES, Geometry, auto_instances
+from progress.gpu.runner import BackendUnavailable, DeviceHang
 
 CPU_WORKGROUPS = 16
 """The workgroup budget that `auto` divides among instances on the CPU."""

@@ -17,11 +17,11 @@ import subprocess
 import time
 from typing import Any
 
-from ..program import Program
-from . import cuda_source
-from .codegen import initial_cells
-from .heuristics import CODES, MAX_LAUNCH, Geometry, auto_instances
-from .runner import BackendUnavailable, DeviceHang
+from progress.back import cuda_source
+from progress.back.codegen import initial_cells
+from progress.core.program import Program
+from progress.gpu.heuristics import CODES, MAX_LAUNCH, Geometry, auto_instances
+from progress.gpu.runner import BackendUnavailable, DeviceHang
 
 
 def _cupy():

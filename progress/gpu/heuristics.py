@@ -8,9 +8,9 @@ One test thread per workgroup. With N test threads and M instances:
 
 Both stress heuristics keep the relative order of thread ids inside an
 instance: thread i < j of one instance run on workgroups w_i < w_j.
-The CUDA and C code generators emit the same arithmetic (see `mapping_c`),
-the WGSL generator too (`mapping_wgsl`); the tests compare a kernel's
-recorded mapping with `slot` below.
+The CUDA, C and WGSL writers emit the same arithmetic as kernel text
+(`progress.back.mapping`); the tests compare a kernel's recorded mapping
+with `slot` below.
 """
 
 from __future__ import annotations
@@ -72,24 +72,3 @@ def workgroup_of(g: Geometry, instance: int, thread: int) -> int:
     if g.heuristic == "chunked":
         return thread * g.instances + instance
     return instance * g.threads + thread
-
-
-def mapping_c() -> str:
-    """The same arithmetic as a C/CUDA function body (shared by both generators).
-
-    `h` is the heuristic's code (0 plain, 1 rr, 2 chunked), `w` the workgroup,
-    `n` the test's thread count, `m` the instance count.
-    """
-    return (
-        "if (h == 2) { *instance = (int)(w % m); *thread = (int)(w / m); }\n"
-        "    else { *instance = (int)(w / n); *thread = (int)(w % n); }"
-    )
-
-
-def mapping_wgsl() -> str:
-    """The same arithmetic as WGSL statements (for `wgsl_source`).
-
-    `params.h` is the heuristic's code, `w` the workgroup, `n` the test's
-    thread count, `m` the instance count; it assigns `instance` and `thread`.
-    """
-    return "if (params.h == 2u) { instance = w % m; thread = w / m; }\n    else { instance = w / n; thread = w % n; }"

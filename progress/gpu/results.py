@@ -14,7 +14,7 @@ import csv
 import io
 import re
 
-from .runner import Outcome, Settings
+from progress.gpu.runner import Outcome, Settings
 
 CELL = re.compile(r"^(?:P|F \((\d+)/(\d+)\))$")
 

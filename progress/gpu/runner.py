@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..errors import EXIT_INCONCLUSIVE, EXIT_USAGE, ProgressError
-from ..program import Program
-from .heuristics import HEURISTICS, MAX_LAUNCH, Geometry, geometry
+from progress.core.program import Program
+from progress.errors import EXIT_INCONCLUSIVE, EXIT_USAGE, ProgressError
+from progress.gpu.heuristics import HEURISTICS, MAX_LAUNCH, Geometry, geometry
 
 MAX_ITERATIONS = 2**31 - 1
 """Iterations are counted in a C `int` by the generated programs."""

@@ -42,11 +42,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..program import Instr, Program
-from . import wgsl_source
-from .codegen import initial_cells
-from .heuristics import CODES, MAX_LAUNCH, Geometry, auto_instances, geometry
-from .runner import BackendUnavailable, DeviceHang, Settings, instances_for
+from progress.back import wgsl_source
+from progress.back.codegen import initial_cells
+from progress.core.program import Instr, Program
+from progress.gpu.heuristics import CODES, MAX_LAUNCH, Geometry, auto_instances, geometry
+from progress.gpu.runner import BackendUnavailable, DeviceHang, Settings, instances_for
 
 INSTALL = (
     "install a Vulkan driver (Debian/Ubuntu: apt-get install mesa-vulkan-drivers libvulkan1 gives "

@@ -15,10 +15,10 @@ import csv
 import io
 import json
 
-from .analyze import NO_FAIRNESS
-from .check import STRONG, WEAK
-from .classify import Classification, Matrix, Mismatch, cell_text
-from .errors import InputError, SourcePosition
+from progress.core.analyze import NO_FAIRNESS
+from progress.core.check import STRONG, WEAK
+from progress.core.classify import Classification, Matrix, Mismatch, cell_text
+from progress.errors import InputError, SourcePosition
 
 FORMATS = ("md", "csv", "json", "latex")
 VERDICT_CELLS = ("P", "F", "?")

@@ -20,7 +20,7 @@ test thread id `thread`. The CUDA wrapper is in `cuda_source`, the C one in
 
 from __future__ import annotations
 
-from ..program import Instr, Program
+from progress.core.program import Instr, Program
 
 
 def location_index(program: Program) -> dict[str, int]:

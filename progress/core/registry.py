@@ -9,8 +9,8 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib.metadata import entry_points
 
-from .errors import UsageError
-from .models.base import ProgressModel
+from progress.errors import UsageError
+from progress.models.base import ProgressModel
 
 GROUP = "progress.models"
 

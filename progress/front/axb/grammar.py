@@ -14,9 +14,9 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.lexer import Lexer
 
-from .errors import InputError, SourcePosition
-from .program import MAX_VALUE, Span
-from .source import bounded_int, end_position, error_at, shown_number
+from progress.core.program import MAX_VALUE, Span
+from progress.errors import InputError, SourcePosition
+from progress.source import bounded_int, end_position, error_at, shown_number
 
 _TOKEN_NAMES = {
     "AXB": "'AXB'",

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from .analyze import NO_FAIRNESS, TestReport
-from .source import error_at, source_lines
+from progress.core.analyze import NO_FAIRNESS, TestReport
+from progress.source import error_at, source_lines
 
 _LINE = re.compile(r"^[ \t]*#[ \t]*expect:(.*?)\r?$", re.MULTILINE)
 _CELL = re.compile(r"^[ \t]*([^/\s|]+)(?:/(weak|strong))?[ \t]+([PF])[ \t]*$")

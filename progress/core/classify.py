@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from itertools import compress
 from typing import NamedTuple
 
-from .analyze import NO_FAIRNESS, TestReport
-from .check import STRONG, WEAK
-from .models.base import ProgressModel
+from progress.core.analyze import NO_FAIRNESS, TestReport
+from progress.core.check import STRONG, WEAK
+from progress.models.base import ProgressModel
 
 LATTICE = "lattice"
 PAPER = "paper"

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .analyze import NO_FAIRNESS, fair_sets
-from .check import WEAK, witness
-from .lts import LTS, Budget, ProgramLTS, explore, product
-from .models.base import ProgressModel
-from .program import Program
-from .semantics import compile_program
-from .witness import Lasso, build_lasso
+from progress.core.analyze import NO_FAIRNESS, fair_sets
+from progress.core.check import WEAK, witness
+from progress.core.lts import LTS, Budget, ProgramLTS, explore, product
+from progress.core.program import Program
+from progress.core.semantics import compile_program
+from progress.core.witness import Lasso, build_lasso
+from progress.models.base import ProgressModel
 
 Edge = tuple[int, int, int]  # (source, thread, destination)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from .program import Instr, Program
+from progress.core.program import Instr, Program
 
 
 def canonical_program(program: Program) -> Program:

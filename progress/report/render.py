@@ -7,9 +7,9 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from .analyze import NO_FAIRNESS, TestReport, Verdict
-from .program import Program
-from .witness import Lasso, LassoStep
+from progress.core.analyze import NO_FAIRNESS, TestReport, Verdict
+from progress.core.program import Program
+from progress.core.witness import Lasso, LassoStep
 
 Fragments = dict[int | LassoStep, str]  # report_json's rendered lassos (by id) and steps
 

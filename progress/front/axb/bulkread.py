@@ -31,8 +31,8 @@ import hashlib
 import re
 from typing import NamedTuple
 
-from .canonical import hash_of_text, text_of_parts
-from .quickparse import _AXB, _THREAD, read_header, thread_instructions
+from progress.core.canonical import hash_of_text, text_of_parts
+from progress.front.axb.quickparse import _AXB, _THREAD, read_header, thread_instructions
 
 Instruction = tuple[str, int, int, bool, int]
 
@@ -206,6 +206,6 @@ def _assemble(threads: list[_Thread], init: tuple[tuple[str, int], ...]) -> Read
 
 
 def _record(code, init) -> list[int]:
-    from .batch import record_of  # numba: only where a record is wanted
+    from progress.core.batch import record_of  # numba: only where a record is wanted
 
     return record_of(code, init)

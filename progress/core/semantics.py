@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .program import Program
+from progress.core.program import Program
 
 
 @dataclass(frozen=True)

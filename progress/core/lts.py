@@ -12,9 +12,9 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from functools import cached_property
 
-from .errors import Inconclusive
-from .models.base import NONE, Memory
-from .semantics import Machine
+from progress.core.semantics import Machine
+from progress.errors import Inconclusive
+from progress.models.base import NONE, Memory
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from .canonical import canonical_hash
-from .models.base import ProgressModel
-from .program import Instr, Program
+from progress.core.canonical import canonical_hash
+from progress.core.program import Instr, Program
+from progress.models.base import ProgressModel
 
 MAX_TABLE = 1 << 16
 RECHECK = "spin -a {file} && gcc -O2 -DNOREDUCE -o pan pan.c && ./pan -a -m100000 -w20"

@@ -4,7 +4,7 @@
 `terminates` value per query (True, False, or None past the state bound):
 exactly what `check_program(program, queries, max_states=...,
 witnesses=False)` reports, without lassos, state counts or time limits.
-`progress.analyze.check_program` stays the reference; tests compare the two
+`progress.core.analyze.check_program` stays the reference; tests compare the two
 on the published suite and on generated programs.
 
 The models are plug-ins, so nothing here knows a model: each model's memory
@@ -12,7 +12,7 @@ is tabulated by running its own `initial` and `after` from the initial value
 under every thread until no new value appears, and its F by calling its own
 `fair` on every (enabled set, memory value) pair, once per number of
 threads (as `analyze` tabulates F per (enabled, memory) group). The compiled
-kernels in `progress.fastcheck` then work on integer tables only. A model
+kernels in `progress.core.fastcheck` then work on integer tables only. A model
 whose memory takes more than MAX_MEMORY_VALUES values, or whose `fair` or
 `after` raises on a pair no run may reach, makes its programs go through
 `check_program`; so does a program too large for the kernel (packed state
@@ -31,10 +31,10 @@ from itertools import chain
 
 import numpy as np
 
-from . import fastcheck
-from .analyze import NO_FAIRNESS, Query, check_program
-from .check import WEAK
-from .program import Instr, Program
+from progress.core import fastcheck
+from progress.core.analyze import NO_FAIRNESS, Query, check_program
+from progress.core.check import WEAK
+from progress.core.program import Instr, Program
 
 MAX_MEMORY_VALUES = 256
 """A memory with more reachable values than this is not tabulated."""
@@ -123,7 +123,7 @@ def _memory_values(memory, n: int) -> tuple[list, dict]:
 
 
 def record(program: Program) -> list[int]:
-    """The kernel's flat record of a program (progress.fastcheck's docstring)."""
+    """The kernel's flat record of a program (progress.core.fastcheck's docstring)."""
     return record_of(program.threads, program.init)
 
 

@@ -1,5 +1,5 @@
 """Compiled kernels of the batch classifier: every verdict of many tiny
-programs in one call (progress/batch.py prepares the inputs and reads the
+programs in one call (progress/core/batch.py prepares the inputs and reads the
 outputs; this module knows no Program, model or query objects).
 
 Per program the kernel explores the program LTS once, builds one product per
@@ -7,10 +7,10 @@ distinct model memory (tabulated: memory values are small integers and
 `after[k, m, t]` is the next one), decomposes each product into SCCs once,
 and decides every model on it with F read from `fair[j, enabled, memory]`:
 
-- weak (docs/semantics.md section 4, as `progress.check.weak_witness`): some SCC with an
+- weak (docs/semantics.md section 4, as `progress.core.check.weak_witness`): some SCC with an
   edge inside in which every thread that is in F in all its states steps on an
   edge inside it;
-- strong (as `progress.check.strong_witness`): the greatest fixpoint of
+- strong (as `progress.core.check.strong_witness`): the greatest fixpoint of
   "keep the states of SCCs with an edge inside whose fair steps stay inside
   their SCC", recomputing SCCs on what is kept; a witness exists iff some
   state survives. A weak pass implies a strong pass, so strong is decided
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import njit
+from progress.jit import njit
 
 PASS = 1
 FAIL = 0

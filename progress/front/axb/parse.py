@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .program import KEYWORDS, MAX_VALUE, Instr, Program, Span
-from .source import bounded_int, end_position, error_at, shown_number, source_lines
+from progress.core.program import KEYWORDS, MAX_VALUE, Instr, Program, Span
+from progress.source import bounded_int, end_position, error_at, shown_number, source_lines
 
 Item = tuple[Any, ...]
 """A raw item (see `_build`): its words are lark Tokens or `_Word`s, which carry line and column."""
@@ -54,7 +54,7 @@ def parse_program(text: str, path: str = "<string>", name: str | None = None) ->
     lines = source_lines(text)
     items = _line_items(lines)
     if items is None:
-        from .grammar import parse_items  # lark: only for other layouts and errors
+        from progress.front.axb.grammar import parse_items  # lark: only for other layouts and errors
 
         items = parse_items(text, lines, path)
     return _build(items, lines, path, name)

@@ -1,6 +1,6 @@
 """The contract every progress model must meet, as a check third parties can run.
 
-    from progress.contract import check_model_contract
+    from progress.core.contract import check_model_contract
     check_model_contract(MY_MODEL)          # raises AssertionError if broken
 
 It tries every enabled mask for 1..`max_threads` threads with every model
@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Hashable, Iterable
 
-from .models.base import ProgressModel
+from progress.models.base import ProgressModel
 
 
 def check_model_contract(
@@ -51,7 +51,7 @@ def _require(condition: bool, message: str) -> None:
 
 def _check_below(model: ProgressModel, known: Iterable[str] | None) -> None:
     if known is None:
-        from .registry import all_models
+        from progress.core.registry import all_models
 
         known = [m.name for m in all_models()]
     names = set(known)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from .graph import sccs
-from .lts import LTS
+from progress.core.graph import sccs
+from progress.core.lts import LTS
 
 WEAK = "weak"
 STRONG = "strong"

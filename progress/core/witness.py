@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any, NamedTuple
 
-from .check import WEAK
-from .lts import LTS, ProgramLTS, shortest_path
+from progress.core.check import WEAK
+from progress.core.lts import LTS, ProgramLTS, shortest_path
 
 
 class LassoStep(NamedTuple):

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import re
 
-from .errors import InputError, SourcePosition
-from .program import MAX_VALUE, Instr, Program
-from .source import bounded_int, shown_number
+from progress.core.program import MAX_VALUE, Instr, Program
+from progress.errors import InputError, SourcePosition
+from progress.source import bounded_int, shown_number
 
 _THREAD = re.compile(r"^\s*THREAD\s*(\d+)\s*$", re.IGNORECASE)
 _INSTR = re.compile(r"^\s*(atomic_exch_branch|atomic_chk_branch|atomic_store)\s*\((.*)\)\s*;?\s*$")

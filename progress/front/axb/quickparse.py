@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .program import MAX_VALUE, Instr, Program
+from progress.core.program import MAX_VALUE, Instr, Program
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _AXB = re.compile(

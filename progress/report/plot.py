@@ -11,9 +11,9 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from .analyze import NO_FAIRNESS
-from .check import STRONG, WEAK
-from .classify import Classification, Matrix, fairness_split
+from progress.core.analyze import NO_FAIRNESS
+from progress.core.check import STRONG, WEAK
+from progress.core.classify import Classification, Matrix, fairness_split
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -10,14 +10,14 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .canonical import canonical_hash
-from .check import STRONG, WEAK, Cycle, cycles, witness
-from .errors import Inconclusive
-from .lts import LTS, Budget, ProgramLTS, explore, product
-from .models.base import ProgressModel
-from .program import Program
-from .semantics import compile_program
-from .witness import Lasso, Plans, build_lasso
+from progress.core.canonical import canonical_hash
+from progress.core.check import STRONG, WEAK, Cycle, cycles, witness
+from progress.core.lts import LTS, Budget, ProgramLTS, explore, product
+from progress.core.program import Program
+from progress.core.semantics import compile_program
+from progress.core.witness import Lasso, Plans, build_lasso
+from progress.errors import Inconclusive
+from progress.models.base import ProgressModel
 
 NO_FAIRNESS = "none"
 FAIRNESSES = (WEAK, STRONG)

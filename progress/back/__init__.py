@@ -1,0 +1,1 @@
+"""Back ends: writers from the core's Program to other languages (CUDA, C, WGSL, Promela, DOT)."""

@@ -1,0 +1,28 @@
+"""The launch heuristics' index arithmetic as kernel text, for the CUDA, C and WGSL writers.
+
+The reference is `progress.gpu.heuristics` (pure Python: `slot`, `workgroup_of`);
+the GPU tests compare the mapping a kernel records with it.
+"""
+
+from __future__ import annotations
+
+
+def mapping_c() -> str:
+    """The same arithmetic as a C/CUDA function body (shared by both generators).
+
+    `h` is the heuristic's code (0 plain, 1 rr, 2 chunked), `w` the workgroup,
+    `n` the test's thread count, `m` the instance count.
+    """
+    return (
+        "if (h == 2) { *instance = (int)(w % m); *thread = (int)(w / m); }\n"
+        "    else { *instance = (int)(w / n); *thread = (int)(w % n); }"
+    )
+
+
+def mapping_wgsl() -> str:
+    """The same arithmetic as WGSL statements (for `wgsl_source`).
+
+    `params.h` is the heuristic's code, `w` the workgroup, `n` the test's
+    thread count, `m` the instance count; it assigns `instance` and `thread`.
+    """
+    return "if (params.h == 2u) { instance = w % m; thread = w / m; }\n    else { instance = w / n; thread = w % n; }"

@@ -1,0 +1,1 @@
+"""Reports: verdicts, lassos and classifications rendered as text, JSON, tables and plots."""
