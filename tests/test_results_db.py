@@ -218,3 +218,12 @@ def test_devices_page_and_plot_are_deterministic(db, tmp_path, capsys):
         plots.append(plot.read_bytes())
     assert pages[0] == pages[1] and plots[0] == plots[1]
     assert "| a12 |" in pages[0] and "weak LOBE" in pages[0] and plots[0].startswith(b"<?xml")
+
+
+def test_the_figure_draws_each_run_with_its_own_counts_even_under_one_name():
+    from progress.report.plot import draw_device_figures
+
+    apart = draw_device_figures(["x", "x"], ["plain"], [{"plain": (1, 0)}, {"plain": (5, 2)}], "svg")
+    alike = draw_device_figures(["x", "x"], ["plain"], [{"plain": (5, 2)}, {"plain": (5, 2)}], "svg")
+    assert apart != alike
+    assert apart == draw_device_figures(["x", "x"], ["plain"], [{"plain": (1, 0)}, {"plain": (5, 2)}], "svg")

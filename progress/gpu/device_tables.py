@@ -62,13 +62,15 @@ def figures_table(results: list[RunResults], fmt: str = "text") -> str:
     return table(head, body, fmt)
 
 
-def violation_lines(found: list[Violation], fmt: str = "text") -> str:
-    """Every violation and all the tests behind it, one line each."""
+def violation_lines(found: list[Violation], fmt: str = "text", limit: int = 0) -> str:
+    """Every violation and the tests behind it (all, or the first `limit`), one line each."""
     bullet = "- " if fmt == "md" else ""
-    lines = [
-        f"{bullet}{v.run}: {v.fairness} {v.model} under {v.heuristic} ({len(v.tests)}): {', '.join(v.tests)}"
-        for v in found
-    ]
+    lines = []
+    for v in found:
+        shown = v.tests[:limit] if limit else v.tests
+        more = f" (+{len(v.tests) - len(shown)} more)" if len(shown) < len(v.tests) else ""
+        what = f"{v.run}: {v.fairness} {v.model} under {v.heuristic} ({len(v.tests)})"
+        lines.append(f"{bullet}{what}: {', '.join(shown)}{more}")
     return "\n".join(lines) + "\n" if lines else ""
 
 
