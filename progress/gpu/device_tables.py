@@ -7,6 +7,8 @@ or the failing conformance tests under plain/rr/chunked (violates).
 
 from __future__ import annotations
 
+from typing import Any
+
 from progress.gpu.database import RunInfo
 from progress.gpu.devices import INTER_WORKGROUP, DeviceRow, RunDiff, RunResults, Violation, figures
 
@@ -92,7 +94,7 @@ def diff_text(result: RunDiff) -> str:
     return "\n".join(lines) + "\n"
 
 
-def as_json(rows: list[DeviceRow], results: list[RunResults]) -> dict:
+def as_json(rows: list[DeviceRow], results: list[RunResults]) -> dict[str, Any]:
     """The matrix and the figures as one JSON object."""
     return {
         "runs": [

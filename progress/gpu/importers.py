@@ -23,6 +23,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import Any
 
 from progress.errors import InputError, SourcePosition
 from progress.gpu.records import Cell, Run, Suite, check_run, content_hash, inputs_digest
@@ -175,7 +176,13 @@ def _failed(field: str, expected: int | None, at: _Positions, line: int, index: 
     return k
 
 
-def _check_footer(footer, rows, iterations: int, all_passed: int | None, at: _Positions) -> None:
+def _check_footer(
+    footer: tuple[int, list[str]],
+    rows: list[tuple[str, tuple[int, ...], int]],
+    iterations: int,
+    all_passed: int | None,
+    at: _Positions,
+) -> None:
     """The footer counts, per column, failed iterations (CUDA, Apple) or failing
     tests (Vulkan), the same way in every column; All Passed: failing tests."""
     number, fields = footer
@@ -295,7 +302,7 @@ def project_run(csv_path: str, csv_text: str, json_path: str, json_text: str, su
     return run_of(meta, rows, suite, csv_path)
 
 
-def _metadata(path: str, text: str) -> dict:
+def _metadata(path: str, text: str) -> dict[str, Any]:
     """The run's JSON metadata, with the fields a run needs checked."""
     try:
         meta = json.loads(text)
@@ -314,7 +321,7 @@ def _metadata(path: str, text: str) -> dict:
     return meta
 
 
-def run_of(meta: Mapping, rows: Mapping[str, Mapping[str, str]], suite: Suite, source: str) -> Run:
+def run_of(meta: Mapping[str, Any], rows: Mapping[str, Mapping[str, str]], suite: Suite, source: str) -> Run:
     """The Run of `progress run`'s metadata and rows ({key: {heuristic: cell}}), checked;
     shared by the CSV import and `progress run --db`. A digest of the inputs
     in `meta` must match the suite's programs of the run's keys."""
