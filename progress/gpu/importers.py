@@ -126,7 +126,9 @@ def read_artifact_file(path: str, text: str, suite: Suite) -> ArtifactFile:
         seen[key] = number
         failed = tuple(_failed(fields[i], expected, at, number, i) for i in range(1, len(head)) if i != all_passed)
         if all_passed is not None and fields[all_passed] != ("F" if any(failed) else "P"):
-            raise at.error(f"All Passed is {fields[all_passed]!r}, the row's results say otherwise", number, all_passed)
+            raise at.error(
+                f"All Passed is {_shown(fields[all_passed])}, the row's results say otherwise", number, all_passed
+            )
         rows.append((key, failed, number))
     if footer is None:
         last = numbered[-1][0]
@@ -146,7 +148,7 @@ def _columns(head: list[str], at: _Positions, line: int) -> tuple[tuple[str, ...
             heuristics.append(COLUMNS[title])
         else:
             known = ", ".join(sorted(set(COLUMNS)))
-            raise at.error(f"unknown or repeated column {title!r} (known: {known}, {ALL_PASSED})", line, index)
+            raise at.error(f"unknown or repeated column {_shown(title)} (known: {known}, {ALL_PASSED})", line, index)
     if not heuristics:
         raise at.error("the header names no result column", line)
     return tuple(heuristics), all_passed
@@ -154,7 +156,7 @@ def _columns(head: list[str], at: _Positions, line: int) -> tuple[tuple[str, ...
 
 def _key(field: str, group: str, tests: Mapping[str, object], at: _Positions, line: int) -> str:
     if not field.isdigit() or len(field) > MAX_ID_DIGITS:
-        raise at.error(f"the test name {field!r} is not a test number", line)
+        raise at.error(f"the test name {_shown(field)} is not a test number", line)
     key = f"{group}/{int(field)}.axb"
     if key not in tests:
         raise at.error(f"test {field} of {group} is not in the suite (no {key}): a file of another suite?", line)
@@ -165,7 +167,7 @@ def _failed(field: str, expected: int | None, at: _Positions, line: int, index: 
     """k of `F (k/N)`, 0 for `P`; N must be the framework's iterations and 1 <= k <= N."""
     match = CELL.match(field)
     if not match:
-        raise at.error(f"not a result: {field!r} (expected P or F (k/N))", line, index)
+        raise at.error(f"not a result: {_shown(field)} (expected P or F (k/N))", line, index)
     if match.group(1) is None:
         return 0
     k, n = int(match.group(1)), int(match.group(2))
@@ -384,7 +386,22 @@ class _Positions:
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         if column is None:
             column = _column(text, field)
-        return InputError(message, SourcePosition(self.path, line, max(column, 1), text))
+        text, column = _window(text, max(column, 1))
+        return InputError(message, SourcePosition(self.path, line, column, text))
+
+
+def _window(text: str, column: int, width: int = 160) -> tuple[str, int]:
+    """A long line cut to `width` characters around `column` (marked with `...`), and the column in it."""
+    if len(text) <= width:
+        return text, column
+    start = max(0, column - 1 - width // 2)
+    head = "..." if start else ""
+    return head + text[start : start + width] + "...", column - start + len(head)
+
+
+def _shown(field: str) -> str:
+    """A field quoted for a message, shortened when long enough to flood it."""
+    return repr(field) if len(field) <= 60 else f"{field[:40]!r}...({len(field)} characters)"
 
 
 def _column(text: str, field: int) -> int:
