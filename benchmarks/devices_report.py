@@ -209,7 +209,17 @@ def page(db: Path, runs: dict, diffs: dict[str, str]) -> str:
     head += [f"- `{name}`: `gpu/{table}`, {what}" for name, table, _, what in H200]
     head += ["", "## What the data says", ""]
     head += [f"- {line}" for line in conclusions(runs, diffs)]
-    head += ["", "![Fig. 12](devices_fig12.svg)", ""]
+    head += [
+        "",
+        "How to read it: a device *violates* a model when a test the model guarantees to terminate failed on "
+        "it (docs/semantics.md section 7). A finite run can refute a weak model (a starvation the deadline "
+        "outlasted) but not, in principle, a strong one: a strongly fair scheduler may take longer than any "
+        'deadline to break a livelock, so read the strong columns as "livelocks of these tests outlasted the '
+        'deadline". The lists below name the first 12 tests of each violation; `devices.json` has all of them.',
+        "",
+        "![Fig. 12](devices_fig12.svg)",
+        "",
+    ]
     table = progress("devices", "--db", str(db), "--format", "md", "--list-limit", "12")
     return "\n".join(head) + "\n" + table.replace(str(db), "progress-results.db")
 
