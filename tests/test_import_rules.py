@@ -41,8 +41,7 @@ CHECK_PATH = (
 )
 """What `progress check` of an .axb file runs through: the standard library and lark only."""
 CORE_FILES = tuple(
-    [Path(name) for name in CHECK_PATH]
-    + sorted(path.relative_to(REPO) for path in (REPO / "models").glob("*.py"))
+    [Path(name) for name in CHECK_PATH] + sorted(path.relative_to(REPO) for path in (REPO / "models").glob("*.py"))
 )
 
 LAYERS = {
@@ -91,11 +90,13 @@ OWNERS = {
     "wgpu": "progress/gpu/wgpu_backend.py",
     "matplotlib": "progress/report/plot.py",
     "numba": "progress/jit.py",
+    "sqlite3": "progress/gpu/database.py",
 }
 """Each heavy dependency's one owner; CuPy has one more, for a separate job:
 `synth/cuda_judge.py` (the synthesis judge's kernel, issue 9), which shares
-nothing with the GPU runner's backend."""
-SECOND_OWNERS = {"cupy": "synth/cuda_judge.py"}
+nothing with the GPU runner's backend. SQLite (standard library, but a file
+format) has two: the results database and the synthesizer's store."""
+SECOND_OWNERS = {"cupy": "synth/cuda_judge.py", "sqlite3": "synth/store.py"}
 
 
 def module_name(path: Path) -> str:

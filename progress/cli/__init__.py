@@ -63,6 +63,8 @@ COMMANDS = {
     "export": "progress.cli.port:export_command",
     "separate": "progress.cli.separate:separate",
     "select": "progress.cli.select:select_command",
+    "results": "progress.cli.results:results_group",
+    "devices": "progress.cli.devices:devices_command",
 }
 
 
