@@ -41,8 +41,7 @@ CHECK_PATH = (
 )
 """What `progress check` of an .axb file runs through: the standard library and lark only."""
 CORE_FILES = tuple(
-    [Path(name) for name in CHECK_PATH]
-    + sorted(path.relative_to(REPO) for path in (REPO / "models").glob("*.py"))
+    [Path(name) for name in CHECK_PATH] + sorted(path.relative_to(REPO) for path in (REPO / "models").glob("*.py"))
 )
 
 LAYERS = {
@@ -54,7 +53,8 @@ LAYERS = {
     "report": {"root", "models", "core", "report"},
     "gpu": {"root", "core", "back", "gpu"},
     "synth": {"root", "models", "core", "synth"},
-    "cli": {"root", "models", "core", "front", "back", "report", "gpu", "synth", "cli"},
+    "web": {"root", "models", "core", "front", "back", "report", "gpu", "synth", "web"},
+    "cli": {"root", "models", "core", "front", "back", "report", "gpu", "synth", "web", "cli"},
 }
 """Each layer and the layers it may import (docs/ARCHITECTURE.md, "Import rules"):
 arrows point down only, so no two layers import each other. `root` is the
@@ -91,6 +91,8 @@ OWNERS = {
     "wgpu": "progress/gpu/wgpu_backend.py",
     "matplotlib": "progress/report/plot.py",
     "numba": "progress/jit.py",
+    "starlette": "progress/web/app.py",
+    "uvicorn": "progress/web/app.py",
 }
 """Each heavy dependency's one owner; CuPy has one more, for a separate job:
 `synth/cuda_judge.py` (the synthesis judge's kernel, issue 9), which shares
