@@ -72,8 +72,9 @@ def serve(host, port, suites, db, max_states, time_limit, submissions_per_minute
 
     limits = Limits(max_states=max_states, time_limit_s=time_limit, submissions_per_minute=submissions_per_minute)
     loaded = load_suites(list(suites), limits)
+    store = Store(db)
     listener = _listen(host, port)
-    site = Site({s.name: s for s in loaded}, Store(db), tuple(all_models()), limits)
+    site = Site({s.name: s for s in loaded}, store, tuple(all_models()), limits)
     bound = listener.getsockname()
     click.echo(f"progress serve: http://{_shown(bound[0])}:{bound[1]}/ ({len(loaded)} suite(s), results in {db})")
     run_server(site, listener)

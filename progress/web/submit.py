@@ -56,10 +56,14 @@ class Submission:
         return " ".join(parts) or "unknown adapter"
 
 
-def parse_submission(body: bytes, suites: Mapping[str, Suite]) -> Submission:
-    """The validated submission, or Refused naming the first problem found."""
+def parse_submission(body: bytes, suites: Mapping[str, Suite], address: str) -> Submission:
+    """The validated submission to suite `address` (the URL's), or Refused
+    naming the first problem found."""
     data = _json(body)
-    suite = suites.get(_text(data, "suite"))
+    named = _text(data, "suite")
+    if named != address:
+        raise Refused(f"results of suite {named!r} were sent to suite {address}'s address")
+    suite = suites.get(named)
     if suite is None:
         raise Refused(f"unknown suite {data['suite']!r}; this server holds {', '.join(sorted(suites)) or 'none'}")
     claimed = _text(data, "suite_hash")
