@@ -205,8 +205,8 @@ function readSettings(form) {
   return { heuristics, iterations, deadline_s: deadlineMs / 1000, instances: raw === "auto" ? "auto" : Number(raw), limit };
 }
 
-function logRow(table, key, cells, heuristics) {
-  const row = table.insertRow();
+function logRow(body, key, cells, heuristics) {
+  const row = body.insertRow();
   row.insertCell().textContent = key;
   for (const h of heuristics) {
     const td = row.insertCell();
@@ -240,6 +240,7 @@ async function runSuite(form) {
   const instancesOf = (threads) => settings.instances === "auto" ? gpu.autoInstances(threads) : settings.instances;
   const table = document.createElement("table");
   table.createTHead().insertRow().innerHTML = "<th>test</th>" + settings.heuristics.map((h) => `<th>${h}</th>`).join("");
+  const tbody = table.createTBody();
   $("log").replaceChildren(table);
   const results = {};
   const started = performance.now();
@@ -255,7 +256,7 @@ async function runSuite(form) {
       setStatus("running", `Running ${i + 1} / ${plan.tests.length}: ${test.key} ${h}`);
     }
     results[test.key] = cells;
-    logRow(table, test.key, cells, settings.heuristics);
+    logRow(tbody, test.key, cells, settings.heuristics);
   }
   const seconds = (performance.now() - started) / 1000;
   setStatus("submitting", `Ran ${plan.tests.length} tests in ${seconds.toFixed(1)} s; submitting...`);
