@@ -93,11 +93,13 @@ OWNERS = {
     "numba": "progress/jit.py",
     "starlette": "progress/web/app.py",
     "uvicorn": "progress/web/app.py",
+    "sqlite3": "progress/gpu/database.py",
 }
 """Each heavy dependency's one owner; CuPy has one more, for a separate job:
 `synth/cuda_judge.py` (the synthesis judge's kernel, issue 9), which shares
-nothing with the GPU runner's backend."""
-SECOND_OWNERS = {"cupy": "synth/cuda_judge.py"}
+nothing with the GPU runner's backend. SQLite (standard library, but a file
+format) has two: the results database and the synthesizer's store."""
+SECOND_OWNERS = {"cupy": "synth/cuda_judge.py", "sqlite3": "synth/store.py"}
 
 
 def module_name(path: Path) -> str:

@@ -13,17 +13,17 @@ from progress.cli.outputs import write_stdout
 from progress.core.analyze import check_program, queries_for
 from progress.core.registry import all_models
 from progress.errors import InputError, UsageError, printable
+from progress.front.axb.parse import parse_program
 from progress.gpu import conform as conforming
 from progress.gpu.results import parse_csv
 
 
 @click.command()
-@click.argument("results_csv", metavar="RESULTS", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("results_csv", metavar="RESULTS", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--suite",
     "suites",
     multiple=True,
-    required=True,
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="Directory the results' test keys are relative to (repeatable; a key found in two "
     "suites as different tests is an error).",
@@ -35,17 +35,34 @@ from progress.gpu.results import parse_csv
     default=None,
     help="Leave a test's verdict undecided past this many states.",
 )
-def conform(results_csv, suites, fmt, max_states):
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None, help="A results database.")
+@click.option("--run", "run_id", default=None, help="With --db: the run (its id or name; `progress results list`).")
+def conform(results_csv, suites, fmt, max_states, db, run_id):
     """For each model and fairness: the conformance tests that failed on the
     device, and whether the device is "consistent with" or "violates" it.
 
-    RESULTS is a CSV written by `progress run`. Verdicts come from the
-    checker; tests of RESULTS found in no --suite directory are left out
-    (and counted); when none is found, nothing is compared: exit 2.
+    RESULTS is a CSV written by `progress run`, with --suite; or `--db FILE
+    --run ID` names a run in a results database, whose tests are stored
+    with it. Verdicts come from the checker; tests of RESULTS found in no
+    --suite directory are left out (and counted); when none is found,
+    nothing is compared: exit 2.
 
     Exit status: 0 the report was printed (also when the device violates a
     model), 2 bad input or no test of RESULTS in any --suite.
     """
+    if db is not None or run_id is not None:
+        if results_csv is not None or suites or db is None or run_id is None:
+            raise UsageError("give RESULTS with --suite, or --db FILE with --run ID (not both)")
+        name, heuristics, rows, verdicts, missing = _stored(db, run_id, max_states)
+    elif results_csv is None or not suites:
+        raise UsageError("give RESULTS with --suite DIR, or --db FILE with --run ID")
+    else:
+        name = str(results_csv)
+        heuristics, rows, verdicts, missing = _from_csv(results_csv, suites, max_states)
+    _report(name, heuristics, rows, verdicts, missing, fmt)
+
+
+def _from_csv(results_csv, suites, max_states):
     try:
         heuristics, rows = parse_csv(read_text(results_csv))
     except ValueError as error:
@@ -58,6 +75,34 @@ def conform(results_csv, suites, fmt, max_states):
             missing.append(key)
             continue
         verdicts[key] = check_program(load(path), queries, max_states=max_states, witnesses=False).verdicts
+    return heuristics, rows, verdicts, missing
+
+
+def _stored(db, run_id, max_states):
+    """A stored run: (its name, heuristics, rows, verdicts of its stored tests, [])."""
+    from progress.gpu.database import open_database  # sqlite: only with --db
+
+    with open_database(db) as database:
+        info = database.run(run_id)
+        rows, programs = database.rows(info.id), database.programs(info.id)
+    return f"{db}: run {info.id} ({info.name})", info.heuristics, rows, stored_verdicts(programs, max_states), []
+
+
+def stored_verdicts(programs: dict[str, str], max_states=None, memo: dict | None = None) -> dict:
+    """{key: verdicts} of stored canonical AXB texts, each distinct text checked
+    once (in `memo`, which callers may share between runs)."""
+    queries = queries_for(all_models())
+    by_text: dict[str, tuple] = {} if memo is None else memo
+    out = {}
+    for key, text in programs.items():
+        if text not in by_text:
+            program = parse_program(text, f"<stored test {key}>")
+            by_text[text] = check_program(program, queries, max_states=max_states, witnesses=False).verdicts
+        out[key] = by_text[text]
+    return out
+
+
+def _report(results_csv, heuristics, rows, verdicts, missing, fmt) -> None:
     if not verdicts:
         example = f", such as {missing[0]!r}" if missing else ""
         raise InputError(

@@ -21,6 +21,7 @@ from progress.cli.outputs import LineWriter, write_file
 from progress.core.program import Program
 from progress.errors import InputError, UsageError, printable
 from progress.gpu import results
+from progress.gpu.database import record_run, usable_database
 from progress.gpu.runner import (
     MAX_ITERATIONS,
     Settings,
@@ -100,7 +101,14 @@ BACKENDS = {
     help="Keep the rows already in the CSV and run only the missing tests (same inputs and options only).",
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing results CSV.")
-def run(paths, backend, adapter, heuristics_text, iterations, deadline_text, instances_text, output, resume, force):
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    callback=lambda ctx, param, value: usable_database(value),
+    help="Also record the finished run in this results database (docs/devices.md).",
+)
+def run(paths, backend, adapter, heuristics_text, iterations, deadline_text, instances_text, output, resume, force, db):
     """Run each test under each heuristic and record P or F (k/N).
 
     PATHS are .axb files, directories or @LIST files; a test's key in the CSV
@@ -141,6 +149,9 @@ def run(paths, backend, adapter, heuristics_text, iterations, deadline_text, ins
         failed_tests=results.summary(settings.heuristics, all_rows),
     )
     _write_json(output.with_suffix(".json"), meta)
+    if db is not None:
+        run_id, new = record_run(db, meta, all_rows, tests, str(output))
+        click.echo(f"run {run_id} in {db}" + ("" if new else " (already there)"), err=True)
     fails = ", ".join(f"{h} {n}" for h, n in meta["failed_tests"].items())
     click.echo(
         f"{len(all_rows)} tests ({len(todo)} run now) in {meta['elapsed_s']} s; failed: {fails}; results in {output}",

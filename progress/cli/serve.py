@@ -16,6 +16,7 @@ from progress.web.limits import Limits
 from progress.web.suites import Suite, build_suite
 
 DEFAULT_DB = "progress-results.db"
+"""The results database's default (progress.gpu.database.DEFAULT_PATH): the one `progress devices` reads."""
 
 
 @click.command()
@@ -66,15 +67,15 @@ def serve(host, port, suites, db, max_states, time_limit, submissions_per_minute
     is an error (exit 2), as is an address that cannot be listened on. Stop
     with Ctrl-C.
     """
+    from progress.gpu.database import usable_database
     from progress.web.app import serve as run_server
     from progress.web.site import Site
-    from progress.web.store import Store
 
     limits = Limits(max_states=max_states, time_limit_s=time_limit, submissions_per_minute=submissions_per_minute)
     loaded = load_suites(list(suites), limits)
-    store = Store(db)
+    usable_database(db)
     listener = _listen(host, port)
-    site = Site({s.name: s for s in loaded}, store, tuple(all_models()), limits)
+    site = Site({s.name: s for s in loaded}, db, tuple(all_models()), limits)
     bound = listener.getsockname()
     click.echo(f"progress serve: http://{_shown(bound[0])}:{bound[1]}/ ({len(loaded)} suite(s), results in {db})")
     run_server(site, listener)

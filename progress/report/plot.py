@@ -86,3 +86,33 @@ def _stack_bars(axes: Axes, labels: list[str], values: dict[str, list[float]]) -
     axes.set_ylabel("% of all tests")
     axes.set_ylim(0, 100)
     axes.legend(frameon=False, fontsize=8)
+
+
+def draw_device_figures(
+    runs: list[str], heuristics: list[str], counts: dict[str, dict[str, tuple[int, int]]], fmt: str
+) -> bytes:
+    """The paper's Fig. 12 for many runs: one panel per heuristic, per run a bar of
+    tests failing in every iteration with the tests failing in some on top.
+    `counts[run][heuristic]` is (deterministic, nondeterministic); runs
+    without a heuristic get no bar there."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    out = io.BytesIO()
+    with matplotlib.rc_context({"svg.hashsalt": "progress", "font.size": 9}):
+        figure = Figure(figsize=(3.2 * len(heuristics), 3.6), dpi=120)
+        panels = figure.subplots(1, len(heuristics), squeeze=False, sharey=True)[0]
+        top = max([sum(c) for run in counts.values() for c in run.values()] + [1])
+        for axes, heuristic in zip(panels, heuristics):
+            always = [counts[run].get(heuristic, (0, 0))[0] for run in runs]
+            sometimes = [counts[run].get(heuristic, (0, 0))[1] for run in runs]
+            axes.bar(range(len(runs)), always, color="#4C72B0", width=0.7, label="every iteration")
+            axes.bar(range(len(runs)), sometimes, bottom=always, color="#DD8452", width=0.7, label="some iterations")
+            axes.set_title(heuristic, fontsize=9)
+            axes.set_xticks(list(range(len(runs))), runs, rotation=60, ha="right", fontsize=7)
+            axes.set_ylim(0, top * 1.05)
+        panels[0].set_ylabel("failing tests")
+        panels[0].legend(frameon=False, fontsize=7)
+        figure.tight_layout()
+        figure.savefig(out, format=fmt, metadata={"Date": None} if fmt == "svg" else {"Software": None})
+    return out.getvalue()

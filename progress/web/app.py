@@ -17,7 +17,7 @@ Routes (no request names a file; suites are fixed at start):
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import socket
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from progress.gpu.database import DatabaseError
 from progress.web import device_pages, play_page, suite_pages
 from progress.web.playground import result_dict
 from progress.web.site import Site
@@ -146,6 +147,8 @@ def create_app(site: Site) -> Starlette:
             stored = await run_in_threadpool(site.submit, body, request.path_params["suite"])
         except Refused as refused:
             return answer({"ok": False, "error": str(refused)}, 400)
+        except DatabaseError as error:
+            return answer({"ok": False, "error": f"the results database would not take the run: {error}"}, 503)
         stored["href"] = device_pages.device_href(stored["device"])
         return answer(stored, 201 if stored["new"] else 200)
 
@@ -157,7 +160,7 @@ def create_app(site: Site) -> Starlette:
         return html(text) if text is not None else html(device_pages.not_found("no such device"), 404)
 
     def runs(request: Request) -> Response:
-        return answer({"runs": [json.loads(json.dumps(r.__dict__)) for r in site.store.runs()]})
+        return answer({"runs": [dataclasses.asdict(info) for info in site.runs()]})
 
     routes = [
         Route("/", index),

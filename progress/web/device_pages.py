@@ -4,11 +4,13 @@ and fairness, and the tests behind every violation. Pure: data in, HTML out."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
 from progress.gpu.conform import ModelConformance
+from progress.gpu.database import RunInfo
 from progress.gpu.results import summary
 from progress.web.html import esc, link, page, table
 
@@ -17,19 +19,13 @@ LIST_LIMIT = 40
 
 @dataclass(frozen=True)
 class RunView:
-    """One stored run with what its pages show: `report` from `gpu.conform`
-    over the tests of the run that the suite holds."""
+    """A stored run, the server's suite it is of, its rows, and its
+    conformance per (model, fairness) in `progress devices`' column order."""
 
-    id: int
-    device: str
+    info: RunInfo
     suite: str
-    source: str
-    adapter: dict[str, str]
-    settings: dict
-    submitted: str
-    heuristics: tuple[str, ...]
     rows: dict[str, dict[str, str]]
-    report: list[ModelConformance]
+    models: tuple[ModelConformance, ...]
 
 
 def device_href(device: str) -> str:
@@ -37,7 +33,7 @@ def device_href(device: str) -> str:
 
 
 def _point(item: ModelConformance) -> str:
-    return item.model if item.fairness == "none" else f"{item.model}/{item.fairness}"
+    return f"{item.model}/{item.fairness}"
 
 
 def _verdict(item: ModelConformance) -> str:
@@ -47,70 +43,77 @@ def _verdict(item: ModelConformance) -> str:
     return "<span class=consistent>consistent</span>"
 
 
+def _failures(run: RunView) -> str:
+    counts = summary(run.info.heuristics, run.rows)
+    return esc(" / ".join(f"{h} {counts[h]}" for h in run.info.heuristics))
+
+
 def matrix(runs: Sequence[RunView], highlight: str | None = None) -> str:
-    """Runs x (model, fairness): consistent with, or violates (tests failing)."""
+    """Runs x (model, fairness): consistent with, or violates (how many tests failed)."""
     if not runs:
         return "<p class=note>No runs in the results database yet.</p>"
-    points = [_point(item) for item in runs[0].report]
+    points = [_point(item) for item in runs[0].models]
     rows = []
     for run in runs:
-        name = f"<b>{esc(run.device)}</b>" if run.device == highlight else esc(run.device)
-        cells = {_point(item): _verdict(item) for item in run.report}
-        failures = summary(run.heuristics, run.rows)
-        rows.append(
-            [
-                link(device_href(run.device), run.device) if run.device != highlight else name,
-                str(run.id),
-                esc(run.suite),
-                esc(run.source),
-                str(len(run.rows)),
-            ]
-            + [esc(" / ".join(f"{h} {failures[h]}" for h in run.heuristics))]
-            + [cells.get(p, "-") for p in points]
-        )
-    return table(["device", "run", "suite", "source", "tests", "failed per heuristic", *points], rows, "devices")
+        device = run.info.device
+        name = f"<b>{esc(device)}</b>" if device == highlight else link(device_href(device), device)
+        cells = {_point(item): _verdict(item) for item in run.models}
+        head = [name, str(run.info.id), esc(run.info.backend), esc(run.suite), str(len(run.rows)), _failures(run)]
+        rows.append(head + [cells.get(p, "-") for p in points])
+    return table(["device", "run", "backend", "suite", "tests", "tests failed per heuristic", *points], rows, "devices")
 
 
 def devices_page(runs: Sequence[RunView]) -> str:
     body = (
-        "<p>Every run in the server's results database: whether the device's results are consistent with each "
-        "progress model (no conformance test of the model failed under any heuristic), or violate it "
-        "(how many of its conformance tests failed). Finitely many runs can refute a model, never prove it.</p>"
-        + matrix(runs)
+        "<p>Every run in the server's results database on a suite it serves: whether the device's results are "
+        "consistent with each progress model (no conformance test of the model failed under plain, rr or "
+        "chunked), or violate it (how many of its conformance tests failed). Finitely many runs can refute a "
+        "model, never prove it.</p>" + matrix(runs)
     )
     return page("Devices", body)
 
 
+def _settings(info: RunInfo) -> dict:
+    try:
+        found = json.loads(info.settings)
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
 def _run_section(run: RunView) -> str:
-    settings = run.settings
-    head = (
-        f"<h2>Run {run.id}: suite {esc(run.suite)}, {len(run.rows)} tests</h2>"
-        f"<p class=muted>{esc(run.source)} · submitted {esc(run.submitted)} · heuristics "
-        f"{esc(', '.join(run.heuristics))} · {esc(settings.get('iterations'))} iterations · deadline "
-        f"{esc(settings.get('deadline_s'))} s · instances {esc(settings.get('instances'))}</p>"
-    )
+    info, settings = run.info, _settings(run.info)
+    facts = [
+        ("backend", info.backend),
+        ("driver", info.driver),
+        ("date", info.date),
+        ("source", info.source),
+        ("heuristics", ", ".join(info.heuristics)),
+        ("iterations", info.iterations),
+    ] + [(k, v if isinstance(v, str | int | float) else json.dumps(v, sort_keys=True)) for k, v in settings.items()]
     rows = [
         [esc(item.model), esc(item.fairness), str(len(item.conformance))]
-        + [str(len(item.failed[h])) for h in run.heuristics]
+        + [str(len(item.failed.get(h, ()))) for h in info.heuristics]
         + [_verdict(item)]
-        for item in run.report
+        for item in run.models
     ]
-    out = [head, table(["model", "fairness", "conformance tests", *run.heuristics, "verdict"], rows, "conformance")]
-    for item in run.report:
-        for h in run.heuristics:
-            if item.failed[h]:
-                shown = ", ".join(item.failed[h][:LIST_LIMIT])
-                more = f" (+{len(item.failed[h]) - LIST_LIMIT} more)" if len(item.failed[h]) > LIST_LIMIT else ""
+    out = [
+        f"<h2>Run {info.id}: suite {esc(run.suite)}, {len(run.rows)} tests</h2>",
+        table(["field", "value"], [[esc(k), esc(v)] for k, v in facts if v not in ("", None)], "run"),
+        table(["model", "fairness", "conformance tests", *info.heuristics, "verdict"], rows, "conformance"),
+    ]
+    for item in run.models:
+        for h, tests in item.failed.items():
+            if tests:
+                shown = ", ".join(tests[:LIST_LIMIT])
+                more = f" (+{len(tests) - LIST_LIMIT} more)" if len(tests) > LIST_LIMIT else ""
                 out.append(f"<p class=note>{esc(_point(item))} failed under {esc(h)}: {esc(shown)}{esc(more)}</p>")
     return "".join(out)
 
 
 def device_page(device: str, runs: Sequence[RunView], others: Sequence[RunView]) -> str:
     """`runs` are this device's; `others` every run on the same suites, for comparison."""
-    adapter = runs[0].adapter if runs else {}
-    info = table(["field", "value"], [[esc(k), esc(v)] for k, v in adapter.items() if v]) if adapter else ""
-    body = [info]
-    body += [_run_section(run) for run in runs]
+    body = [_run_section(run) for run in runs]
     body.append("<h2>Next to the other devices on the same suites</h2>")
     body.append(matrix(others, highlight=device))
     return page(f"Device {device}", "".join(body))

@@ -6,21 +6,21 @@ page and API answer. `app.py` adds only transport (routes, bodies, status codes)
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from progress.back import wgsl_source
 from progress.back.codegen import initial_cells
 from progress.core.analyze import check_program, queries_for
-from progress.gpu.conform import conformance
+from progress.gpu.database import RunInfo, open_database
+from progress.gpu.devices import RunResults, device_row
 from progress.gpu.wgpu_backend import CALIBRATION
 from progress.models.base import ProgressModel
 from progress.web import device_pages, play_page, suite_pages
 from progress.web.limits import Limits, RateLimiter
 from progress.web.playground import Checked, check_text, default_view, draw
-from progress.web.store import Run, Store
-from progress.web.submit import parse_submission
+from progress.web.submit import parse_submission, to_run
 from progress.web.suites import Suite
 from progress.web.svg import DrawError, dot_to_svg
 
@@ -28,7 +28,7 @@ from progress.web.svg import DrawError, dot_to_svg
 @dataclass
 class Site:
     suites: dict[str, Suite]
-    store: Store
+    db: Path
     models: tuple[ProgressModel, ...]
     limits: Limits = field(default_factory=Limits)
     rate: RateLimiter = field(init=False)
@@ -63,7 +63,7 @@ class Site:
     # -- suites ----------------------------------------------------------------
 
     def index(self) -> str:
-        return suite_pages.index_page(list(self.suites.values()), len(self.store.runs()))
+        return suite_pages.index_page(list(self.suites.values()), len(self.runs()))
 
     def test_page(self, suite: Suite, key: str, view_text: str | None) -> str | None:
         test = suite.test(key)
@@ -83,10 +83,7 @@ class Site:
         svg, note = self.svg(dot, note)
         href = suite_pages.test_href(suite, test)
         verdicts = play_page.verdict_table(report, view, href, {})
-        runs = [
-            (run.device, device_pages.device_href(run.device), run.id, cells)
-            for run, cells in self.store.test_results(suite.hash, key)
-        ]
+        runs = self.test_runs(suite, key)
         return suite_pages.test_page(suite, test, verdicts, play_page.view_section(report, view, svg, note), runs)
 
     def plan(self, suite: Suite, limit: int | None) -> dict[str, Any]:
@@ -112,44 +109,54 @@ class Site:
     # -- results ---------------------------------------------------------------
 
     def submit(self, body: bytes, suite: str) -> dict[str, Any]:
-        """Validate and store a run of `suite`; Refused (from `submit`) says why not."""
-        run = parse_submission(body, self.suites, suite)
-        run_id, new = self.store.record(run)
-        return {"ok": True, "run": run_id, "new": new, "device": run.device, "tests": len(run.results)}
+        """Validate and store a run of `suite`; Refused says why not, a
+        DatabaseError why the database would not take it."""
+        submission = parse_submission(body, self.suites, suite)
+        run = to_run(submission, self.suites[suite])
+        with open_database(self.db, writable=True) as database:
+            run_id, new = database.import_runs([run])[0]
+        return {"ok": True, "run": run_id, "new": new, "device": run.device, "tests": len(submission.results)}
 
-    def run_views(self, runs: Sequence[Run] | None = None) -> list[device_pages.RunView]:
+    def _stored(self) -> list[tuple[RunInfo, dict[str, dict[str, str]]]]:
+        """Every stored run with its rows; none while the database does not exist."""
+        if not self.db.exists():
+            return []
+        with open_database(self.db) as database:
+            return [(info, database.rows(info.id)) for info in database.runs()]
+
+    def runs(self) -> list[RunInfo]:
+        return [info for info, _ in self._stored()]
+
+    def suite_of_run(self, info: RunInfo, rows: dict[str, dict[str, str]]) -> Suite | None:
+        """The suite a run is of: the one with its hash, else one holding all its tests."""
+        exact = next((s for s in self.suites.values() if s.hash == info.suite_hash), None)
+        return exact or next((s for s in self.suites.values() if all(s.test(k) for k in rows)), None)
+
+    def run_views(self) -> list[device_pages.RunView]:
+        """Every stored run of a suite this server holds, with its conformance."""
         views = []
-        for run in self.store.runs() if runs is None else runs:
-            suite = next((s for s in self.suites.values() if s.hash == run.suite_hash), None)
+        for info, rows in self._stored():
+            suite = self.suite_of_run(info, rows)
             if suite is None:
-                continue  # a run of a suite this server was not started with
-            rows = self.store.cells(run.id)
-            heuristics = tuple(run.settings.get("heuristics", ()))
+                continue
             verdicts = {key: t.report.verdicts for key in rows if (t := suite.test(key)) is not None}
-            report = conformance(heuristics, rows, verdicts)
-            source = run.browser or "imported"
-            views.append(
-                device_pages.RunView(
-                    run.id,
-                    run.device,
-                    suite.name,
-                    source,
-                    run.adapter,
-                    run.settings,
-                    run.submitted,
-                    heuristics,
-                    rows,
-                    report,
-                )
-            )
+            row = device_row(RunResults(info, rows, verdicts))
+            views.append(device_pages.RunView(info, suite.name, rows, row.models))
         return views
+
+    def test_runs(self, suite: Suite, key: str) -> list[tuple[str, str, int, dict[str, str]]]:
+        return [
+            (v.info.device, device_pages.device_href(v.info.device), v.info.id, v.rows[key])
+            for v in self.run_views()
+            if v.suite == suite.name and key in v.rows
+        ]
 
     def devices(self) -> str:
         return device_pages.devices_page(self.run_views())
 
     def device(self, name: str) -> str | None:
         views = self.run_views()
-        mine = [v for v in views if v.device == name]
+        mine = [v for v in views if v.info.device == name]
         if not mine:
             return None
         suites = {v.suite for v in mine}

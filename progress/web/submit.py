@@ -2,7 +2,7 @@
 
 The body is JSON:
 
-    {"suite": NAME, "suite_hash": HEX16,
+    {"suite": NAME, "suite_hash": HEX32, "date": "2026-12-01T20:50:00.000Z" (the run's start, UTC),
      "adapter": {"vendor": .., "architecture": .., "device": .., "description": ..},
      "browser": USER_AGENT,
      "settings": {"heuristics": [..], "iterations": N, "deadline_s": S, "instances": "auto" | M},
@@ -13,26 +13,34 @@ Refused, with the reason: not JSON or not that shape, an unknown suite, a
 suite hash other than the server's (another or an edited suite), a test that
 is not in the suite, a row without a cell per heuristic (or with others), a
 cell that is neither `P` nor `F (k/N)`, an impossible count (k = 0, k > N,
-or N other than the iterations run). Pure: bytes in, a Submission or Refused out.
+or N other than the iterations run). `to_run` then makes it the results
+database's `Run` through `records.submitted_run`, which checks it again by
+the rules of every stored run. Pure: bytes in, a Run or Refused out.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from progress.errors import ProgressError
+from progress.gpu import records
 from progress.gpu.heuristics import HEURISTICS
 from progress.gpu.results import parse_cell
 from progress.gpu.runner import MAX_INSTANCES, MAX_ITERATIONS, Settings, check_settings
 from progress.web.suites import Suite
 
 ADAPTER_FIELDS = ("vendor", "architecture", "device", "description")
-MAX_TEXT = 256
+MAX_TEXT = records.MAX_TEXT
 """The longest adapter field or browser string kept."""
+MAX_SETTINGS = 10 * records.MAX_TEXT
+"""The database keeps a run's settings (here with the browser and calibration) as at most this much JSON."""
+DATE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
+BACKEND = "webgpu"
 
 
 class Refused(ProgressError):
@@ -43,6 +51,7 @@ class Refused(ProgressError):
 class Submission:
     suite: str
     suite_hash: str
+    date: str
     adapter: dict[str, str]
     browser: str
     settings: Settings
@@ -53,7 +62,7 @@ class Submission:
     def device(self) -> str:
         """The device's name as its page shows it: vendor, architecture, device."""
         parts = [self.adapter[f] for f in ("vendor", "architecture", "device") if self.adapter.get(f)]
-        return " ".join(parts) or "unknown adapter"
+        return (" ".join(parts) or "unknown adapter")[:MAX_TEXT]
 
 
 def parse_submission(body: bytes, suites: Mapping[str, Suite], address: str) -> Submission:
@@ -72,17 +81,21 @@ def parse_submission(body: bytes, suites: Mapping[str, Suite], address: str) -> 
             f"suite hash {claimed!r} is not suite {suite.name}'s ({suite.hash}): "
             "the results are of another or an edited suite"
         )
+    date = _text(data, "date")
+    if not DATE.match(date):
+        raise Refused(f"date: expected the run's start as UTC ISO 8601 (2026-12-01T20:50:00.000Z), not {date!r}")
     settings = _settings(data.get("settings"))
     results = _results(data.get("results"), suite, settings)
     adapter = data.get("adapter")
     if not isinstance(adapter, dict):
         raise Refused("adapter: expected an object with vendor, architecture, device, description")
     calibration = data.get("calibration", {})
-    if not isinstance(calibration, dict) or len(json.dumps(calibration)) > 65_536:
-        raise Refused("calibration: expected an object of at most 64 KiB")
+    if not isinstance(calibration, dict):
+        raise Refused("calibration: expected an object")
     return Submission(
         suite.name,
         suite.hash,
+        date,
         {f: _short(adapter.get(f, ""), f"adapter.{f}") for f in ADAPTER_FIELDS},
         _short(data.get("browser", ""), "browser"),
         settings,
@@ -122,8 +135,8 @@ def _text(data: dict[str, Any], key: str) -> str:
 
 
 def _short(value: object, where: str) -> str:
-    if not isinstance(value, str) or len(value) > MAX_TEXT:
-        raise Refused(f"{where}: expected a string of at most {MAX_TEXT} characters")
+    if not isinstance(value, str) or len(value) > MAX_TEXT or not value.isprintable():
+        raise Refused(f"{where}: expected a line of at most {MAX_TEXT} printable characters")
     return value
 
 
@@ -188,3 +201,33 @@ def _check_cell(key: str, heuristic: str, value: object, iterations: int) -> Non
         raise Refused(f"{where}: {value} counts {total} iterations, but {iterations} ran")
     if not 1 <= failed <= total:
         raise Refused(f"{where}: {value} is impossible: k failed iterations are from 1 to N")
+
+
+def to_run(submission: Submission, suite: Suite) -> records.Run:
+    """The results database's Run of a validated submission (checked again by
+    `records.submitted_run`); Refused if it breaks a rule of stored runs."""
+    s = submission.settings
+    settings = {
+        "deadline_s": s.deadline_s,
+        "instances": "auto" if s.instances is None else s.instances,
+        "browser": submission.browser,
+        "adapter": {k: v for k, v in submission.adapter.items() if v},
+        "calibration": submission.calibration,
+    }
+    if len(json.dumps(settings, sort_keys=True)) > MAX_SETTINGS:
+        raise Refused(f"settings, browser, adapter and calibration together exceed {MAX_SETTINGS} characters of JSON")
+    header = {
+        "name": f"{submission.device} {BACKEND} {submission.date}",
+        "device": submission.device,
+        "backend": BACKEND,
+        "driver": submission.adapter.get("description", ""),
+        "date": submission.date,
+        "variant": "inter-workgroup",
+        "heuristics": list(s.heuristics),
+        "iterations": s.iterations,
+        "settings": settings,
+    }
+    try:
+        return records.submitted_run(suite.record, submission.suite_hash, header, submission.results)
+    except ValueError as error:
+        raise Refused(str(error)) from None

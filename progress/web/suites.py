@@ -6,7 +6,6 @@ Pure: the CLI reads the files and hands over (key, text, program) triples.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +25,7 @@ from progress.core.classify import (
     strictly_below,
 )
 from progress.core.program import Program
+from progress.gpu import records
 from progress.models.base import ProgressModel
 
 
@@ -58,10 +58,17 @@ class Suite:
     name: str
     tests: tuple[SuiteTest, ...]
     matrix: Matrix
-    hash: str
+    record: records.Suite
     classifications: dict[str, Classification]
     edges: tuple[Edge, ...]
     _by_key: dict[str, SuiteTest] = field(repr=False, compare=False)
+
+    @property
+    def hash(self) -> str:
+        """The results database's suite hash (keys and canonical hashes): what
+        a submitted run must name, so that results of another suite, or of an
+        edited one, are refused."""
+        return self.record.hash
 
     def test(self, key: str) -> SuiteTest | None:
         return self._by_key.get(key)
@@ -79,15 +86,6 @@ class Suite:
         return [i for i, row in enumerate(self.matrix.rows) if row.cells[up] is True and row.cells[low] is False]
 
 
-def suite_hash(tests: Sequence[tuple[str, Program]]) -> str:
-    """A digest of the keys and programs (in key order): what a submitted run
-    must name, so that results of another suite, or of an edited one, are refused."""
-    digest = hashlib.sha256()
-    for key, program in sorted(tests, key=lambda test: test[0]):
-        digest.update(f"{key}\0{program.to_axb()}\0".encode())
-    return digest.hexdigest()[:16]
-
-
 def build_suite(
     name: str, entries: Sequence[tuple[str, str, Program]], models: Sequence[ProgressModel], max_states: int
 ) -> Suite:
@@ -103,7 +101,7 @@ def build_suite(
         name,
         tests,
         matrix,
-        suite_hash([(t.key, t.program) for t in tests]),
+        records.suite_of(name, [(t.key, t.program) for t in tests]),
         {rule: classify(matrix, list(models), rule) for rule in (LATTICE, PAPER)},
         lattice_edges(models, columns),
         {t.key: t for t in tests},

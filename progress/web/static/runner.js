@@ -243,6 +243,7 @@ async function runSuite(form) {
   const tbody = table.createTBody();
   $("log").replaceChildren(table);
   const results = {};
+  const date = new Date().toISOString();
   const started = performance.now();
   for (let i = 0; i < plan.tests.length; i++) {
     const test = plan.tests[i];
@@ -262,7 +263,7 @@ async function runSuite(form) {
   setStatus("submitting", `Ran ${plan.tests.length} tests in ${seconds.toFixed(1)} s; submitting...`);
   const rates = Object.fromEntries([...gpu.rates].map(([w, r]) => [String(w), Math.round(r)]));
   const body = {
-    suite: plan.suite, suite_hash: plan.suite_hash, adapter: gpu.info, browser: navigator.userAgent.slice(0, 256),
+    suite: plan.suite, suite_hash: plan.suite_hash, adapter: gpu.info, browser: navigator.userAgent.slice(0, 200), date,
     settings: { heuristics: settings.heuristics, iterations: settings.iterations, deadline_s: settings.deadline_s, instances: settings.instances },
     calibration: { spins_per_second: rates, loop_cap: gpu.maxBudget === MAX_BUDGET ? null : gpu.maxBudget, seconds: Number(seconds.toFixed(2)), software: gpu.software },
     results,
