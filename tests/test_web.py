@@ -11,6 +11,7 @@ import csv
 import json
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -108,6 +109,28 @@ def test_a_check_past_the_state_bound_is_inconclusive(tmp_path):
     assert all(r["terminates"] is None and "state" in r["inconclusive"] for r in body["results"])
     page = tight.get("/playground", params={"test": text}).text
     assert "Inconclusive" in page and "nothing to draw" in page
+
+
+def test_a_wide_test_stops_at_its_state_cell_bound(client, site):
+    text = "".join(f"thread {i}\n AXB(x,0,1,true,1)\n AXB(y,0,2,true,1)\n" for i in range(300))
+    start = time.perf_counter()
+    body = client.post("/api/check", content=text.encode()).json()
+    bound = site.limits.max_state_cells // (300 + 2)
+    assert body["inconclusive"] and body["results"][0]["inconclusive"] == f"stopped at the state bound of {bound}"
+    assert time.perf_counter() - start < site.limits.time_limit_s
+
+
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("thread 0\n  AXB(x, 99999999999999999999999, 1, true, 1)\n", (2, 10)),
+        ("thread 0\n  AXB(x, 0, 1, true, 1)\nthread 1\n", (3, 8)),
+        ("thread 0\n  AXB(x, 0, 1, maybe, 1)\n", (2, 16)),
+    ],
+)
+def test_bad_numbers_and_layouts_are_positioned(client, text, where):
+    body = client.post("/api/check", content=text.encode()).json()
+    assert body["ok"] is False and (body["line"], body["column"]) == where, body
 
 
 def test_playground_page_draws_the_lasso(client, oopsla_dir):

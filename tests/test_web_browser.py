@@ -123,7 +123,7 @@ def test_a_three_test_run_end_to_end(served, page):
     assert info.backend == "webgpu" and "swiftshader" in info.device
     page.click("#device-link")
     page.wait_for_selector("table.conformance")
-    assert f"Run {info.id}: suite small, 3 tests" in page.inner_text("main")
+    assert f"Run {info.id} ({info.name}): suite small, 3 tests" in page.inner_text("main")
     rows = page.eval_on_selector_all(
         "table.conformance tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
     )

@@ -33,7 +33,8 @@ def page(title: str, body: str, scripts: Sequence[str] = ()) -> str:
     return (
         "<!doctype html>\n<html lang=en><head><meta charset=utf-8>"
         '<meta name=viewport content="width=device-width, initial-scale=1">'
-        f'<title>{esc(title)} · progress</title><link rel=stylesheet href="/static/style.css">{tags}</head>'
+        f'<title>{esc(title)} · progress</title><link rel=icon href="/static/favicon.svg" type="image/svg+xml">'
+        f'<link rel=stylesheet href="/static/style.css">{tags}</head>'
         f"<body><header><span class=brand>progress</span> <nav>{nav}</nav></header>"
         f"<main><h1>{esc(title)}</h1>\n{body}\n</main></body></html>\n"
     )

@@ -20,12 +20,15 @@ class Limits:
     """The largest request body: a submission of a whole large suite fits."""
     max_states: int = 200_000
     """States explored per check before it stops as inconclusive."""
+    max_state_cells: int = 2_000_000
+    """States x (threads + locations) per check: a state of a wide test holds
+    more (300 threads: a successor list of 300 steps, about 10 KB a state with its products), so its state bound is lower."""
     time_limit_s: float = 5.0
     """Seconds of checking per request before it stops as inconclusive."""
     draw_states: int = 400
     """The largest LTS the playground draws (Graphviz's layout is superlinear)."""
     draw_timeout_s: float = 10.0
-    concurrent_checks: int = 4
+    concurrent_checks: int = 2
     """Checks running at once; more wait their turn."""
     submissions_per_minute: int = 6
     """Per client address: a token bucket of this many, refilled over a minute."""
@@ -63,3 +66,8 @@ class RateLimiter:
         with self._lock:
             tokens, _ = self._buckets.get(client, (float(self.capacity), 0.0))
         return max(1, int((1.0 - tokens) * self.period_s / max(self.capacity, 1)) + 1)
+
+
+def state_bound(limits: Limits, threads: int, locations: int) -> int:
+    """The state bound of one check of a test this wide."""
+    return max(1, min(limits.max_states, limits.max_state_cells // max(1, threads + locations)))

@@ -18,7 +18,7 @@ from progress.errors import Inconclusive, InputError
 from progress.front.axb.parse import parse_program
 from progress.models.base import ProgressModel
 from progress.report.render import lasso_text, phrase, report_dict, verdict_line
-from progress.web.limits import Limits
+from progress.web.limits import Limits, state_bound
 
 SOURCE = "test.axb"
 """The name errors give the playground's text (`test.axb:3:7`)."""
@@ -60,7 +60,8 @@ def check_text(
         program = parse_program(text, SOURCE)
     except InputError as bad:
         return Checked(text, bad, None)
-    report = check_program(program, queries_for(models), max_states=limits.max_states, time_limit=limits.time_limit_s)
+    bound = state_bound(limits, len(program.threads), len(program.locations))
+    report = check_program(program, queries_for(models), max_states=bound, time_limit=limits.time_limit_s)
     chosen = view if view is not None and _find(report, view) is not None else default_view(report)
     dot, note = draw(program, models, chosen, report, limits)
     return Checked(text, None, report, chosen, dot, note)

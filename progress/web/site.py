@@ -18,10 +18,10 @@ from progress.gpu.devices import RunResults, device_row
 from progress.gpu.wgpu_backend import CALIBRATION
 from progress.models.base import ProgressModel
 from progress.web import device_pages, play_page, suite_pages
-from progress.web.limits import Limits, RateLimiter
+from progress.web.limits import Limits, RateLimiter, state_bound
 from progress.web.playground import Checked, check_text, default_view, draw
 from progress.web.submit import parse_submission, to_run
-from progress.web.suites import Suite
+from progress.web.suites import Suite, SuiteTest
 from progress.web.svg import DrawError, dot_to_svg
 
 
@@ -70,11 +70,10 @@ class Site:
         if test is None:
             return None
         with self.checks:
+            program = test.program
+            bound = state_bound(self.limits, len(program.threads), len(program.locations))
             report = check_program(
-                test.program,
-                queries_for(self.models),
-                max_states=self.limits.max_states,
-                time_limit=self.limits.time_limit_s,
+                program, queries_for(self.models), max_states=bound, time_limit=self.limits.time_limit_s
             )
             wanted = play_page.parse_view(view_text)
             known = wanted is not None and any((v.model, v.fairness) == wanted for v in report.verdicts)
@@ -117,31 +116,48 @@ class Site:
             run_id, new = database.import_runs([run])[0]
         return {"ok": True, "run": run_id, "new": new, "device": run.device, "tests": len(submission.results)}
 
-    def _stored(self) -> list[tuple[RunInfo, dict[str, dict[str, str]]]]:
-        """Every stored run with its rows; none while the database does not exist."""
+    def _stored(self) -> list[tuple[RunInfo, dict[str, dict[str, str]], dict[str, str]]]:
+        """Every stored run with its rows and its tests' canonical hashes by
+        key; none while the database does not exist."""
         if not self.db.exists():
             return []
         with open_database(self.db) as database:
-            return [(info, database.rows(info.id)) for info in database.runs()]
+            found = []
+            hashes: dict[str, dict[str, str]] = {}
+            for info in database.runs():
+                if info.suite_hash not in hashes:
+                    suite = database.suite(info.suite_hash)
+                    hashes[info.suite_hash] = {t.key: t.hash for t in suite.tests} if suite else {}
+                found.append((info, database.rows(info.id), hashes[info.suite_hash]))
+            return found
 
     def runs(self) -> list[RunInfo]:
-        return [info for info, _ in self._stored()]
+        return [stored[0] for stored in self._stored()]
 
-    def suite_of_run(self, info: RunInfo, rows: dict[str, dict[str, str]]) -> Suite | None:
-        """The suite a run is of: the one with its hash, else one holding all its tests."""
+    def suite_of_run(self, info: RunInfo, tests: dict[str, str]) -> Suite | None:
+        """The suite a run is of: the one with its hash, else the one holding
+        most of its tests (`tests`: canonical hash by key; a run of a larger
+        suite is judged on those)."""
         exact = next((s for s in self.suites.values() if s.hash == info.suite_hash), None)
-        return exact or next((s for s in self.suites.values() if all(s.test(k) for k in rows)), None)
+        if exact is not None:
+            return exact
+        held = [(len(_common(s, tests)), s.name, s) for s in self.suites.values()]
+        best = max(held, default=None, key=lambda item: item[:2])
+        return best[2] if best is not None and best[0] > 0 else None
 
     def run_views(self) -> list[device_pages.RunView]:
-        """Every stored run of a suite this server holds, with its conformance."""
+        """Every stored run on a suite this server holds, with its conformance
+        over that suite's tests."""
         views = []
-        for info, rows in self._stored():
-            suite = self.suite_of_run(info, rows)
+        for info, rows, tests in self._stored():
+            suite = self.suite_of_run(info, tests)
             if suite is None:
                 continue
-            verdicts = {key: t.report.verdicts for key in rows if (t := suite.test(key)) is not None}
-            row = device_row(RunResults(info, rows, verdicts))
-            views.append(device_pages.RunView(info, suite.name, rows, row.models))
+            held = _common(suite, tests)
+            mine = {key: rows[key] for key in rows if key in held}
+            verdicts = {key: test.report.verdicts for key, test in held.items()}
+            row = device_row(RunResults(info, mine, verdicts))
+            views.append(device_pages.RunView(info, suite.name, mine, row.models, len(rows)))
         return views
 
     def test_runs(self, suite: Suite, key: str) -> list[tuple[str, str, int, dict[str, str]]]:
@@ -161,3 +177,8 @@ class Site:
             return None
         suites = {v.suite for v in mine}
         return device_pages.device_page(name, mine, [v for v in views if v.suite in suites])
+
+
+def _common(suite: Suite, tests: dict[str, str]) -> dict[str, SuiteTest]:
+    """The tests of `suite` under the same key and canonical hash as in `tests`."""
+    return {key: test for key, digest in tests.items() if (test := suite.test(key)) is not None and test.hash == digest}
