@@ -22,7 +22,8 @@ class Limits:
     """States explored per check before it stops as inconclusive."""
     max_state_cells: int = 2_000_000
     """States x (threads + locations) per check: a state of a wide test holds
-    more (300 threads: a successor list of 300 steps, about 10 KB a state with its products), so its state bound is lower."""
+    more (300 threads: a successor list of 300 steps, about 10 KB a state with
+    its products), so its state bound is lower."""
     time_limit_s: float = 5.0
     """Seconds of checking per request before it stops as inconclusive."""
     draw_states: int = 400
