@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -357,3 +358,15 @@ def test_serve_refuses_bad_input_before_serving(tmp_path):
         done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=tmp_path)
         assert done.returncode == 2, (args, done.stderr)
         assert reason in done.stderr and "Traceback" not in done.stderr, (args, done.stderr)
+
+
+@pytest.mark.parametrize(
+    "signal_number, code, said", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")]
+)
+def test_serve_stops_on_a_signal(tmp_path, signal_number, code, said):
+    command = [*progress_command(), "serve", "--port", "0", "--db", str(tmp_path / "r.db")]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    assert child.stdout is not None and "http://127.0.0.1:" in child.stdout.readline()
+    child.send_signal(signal_number)
+    _, err = child.communicate(timeout=30)
+    assert child.returncode == code and err.strip() == said and "Traceback" not in err

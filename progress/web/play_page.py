@@ -35,8 +35,9 @@ def parse_view(text: str | None) -> tuple[str, str] | None:
 
 def error_box(error: InputError, text: str) -> str:
     """The error message at line:col, then the source with that line marked and a caret."""
-    out = [f"<div class=error id=error>{esc(error.render())}</div>"]
     position = error.position
+    where = f"{position}: " if position is not None else ""
+    out = [f"<div class=error id=error>{esc(where)}error: {esc(error.message)}</div>"]
     if position is not None and text:
         rows = []
         for number, line in enumerate(text.splitlines(), 1):

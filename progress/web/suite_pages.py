@@ -123,7 +123,7 @@ def test_page(suite: Suite, test: SuiteTest, verdicts_html: str, view_html: str,
         f"<div class=columns><div><h2>Test</h2><pre id=source>{esc(test.text)}</pre>"
         f"<h2>GPU results per device</h2>{gpu}</div><div><h2>Verdicts</h2>{verdicts_html}{view_html}</div></div>"
     )
-    return page(f"{test.key}", body)
+    return page(f"Test {test.key}", body)
 
 
 def runner_page(suite: Suite) -> str:
