@@ -44,7 +44,7 @@ def _point(item: ModelConformance) -> str:
 def _verdict(item: ModelConformance) -> str:
     if item.violates:
         count = len({t for tests in item.failed.values() for t in tests})
-        return f"<span class=violates>violates ({count})</span>"
+        return f"<span class=violates>violates&nbsp;({count})</span>"
     return "<span class=consistent>consistent</span>"
 
 
@@ -69,9 +69,10 @@ def matrix(runs: Sequence[RunView], highlight: str | None = None) -> str:
         device = run.info.device
         name = f"<b>{esc(device)}</b>" if device == highlight else link(device_href(device), device)
         cells = {_point(item): _verdict(item) for item in run.models}
-        head = [name, str(run.info.id), esc(run.info.backend), esc(run.suite), esc(run.tests), *_failures(run)]
+        tests = f"{esc(run.tests)} <span class=muted>{esc(run.suite)}</span>"
+        head = [name, str(run.info.id), esc(run.info.backend), tests, *_failures(run)]
         rows.append(head + [cells.get(p, "-") for p in points])
-    heads = ["device", "run", "backend", "suite", "tests", *(f"{h} failed" for h in JUDGED), *points]
+    heads = ["device", "run", "backend", "tests", *(f"{h} F" for h in JUDGED), *points]
     return "<div class=wide>" + table(heads, rows, "devices") + "</div>"
 
 
@@ -114,12 +115,15 @@ def _run_section(run: RunView) -> str:
         table(["field", "value"], [[esc(k), esc(v)] for k, v in facts if v not in ("", None)], "run"),
         table(["model", "fairness", "conformance tests", *info.heuristics, "verdict"], rows, "conformance"),
     ]
+    lists = []
     for item in run.models:
         for h, tests in item.failed.items():
             if tests:
                 shown = ", ".join(tests[:LIST_LIMIT])
                 more = f" (+{len(tests) - LIST_LIMIT} more)" if len(tests) > LIST_LIMIT else ""
-                out.append(f"<p class=note>{esc(_point(item))} failed under {esc(h)}: {esc(shown)}{esc(more)}</p>")
+                lists.append(f"<p class=note>{esc(_point(item))} failed under {esc(h)}: {esc(shown)}{esc(more)}</p>")
+    if lists:
+        out.append(f"<details><summary>The tests behind every violation</summary>{''.join(lists)}</details>")
     return "".join(out)
 
 

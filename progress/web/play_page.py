@@ -83,7 +83,7 @@ def view_section(report: TestReport, view: tuple[str, str] | None, svg: str | No
 def playground_page(text: str, checked: Checked | None, svg: str | None, note: str | None) -> str:
     form = (
         "<form method=get action=/playground id=play>"
-        f"<textarea name=test id=test spellcheck=false>{esc(text)}</textarea>"
+        f"<textarea name=test id=test spellcheck=false wrap=off>{esc(text)}</textarea>"
         "<p><button type=submit id=check>Check</button> "
         "<span class=muted>The test lives in this page's address: copy it to share the test.</span></p></form>"
     )
