@@ -370,3 +370,16 @@ def test_serve_stops_on_a_signal(tmp_path, signal_number, code, said):
     child.send_signal(signal_number)
     _, err = child.communicate(timeout=30)
     assert child.returncode == code and err.strip() == said and "Traceback" not in err
+
+
+def test_pages_are_deterministic(client, oopsla_dir):
+    text = (oopsla_dir / "3t3i/7.axb").read_text()
+    for address, params in [
+        ("/playground", {"test": text, "view": "LOBE/weak"}),
+        ("/suite/oopsla21", {"edge": "HSA+OBE/weak<LOBE/weak"}),
+        ("/suite/oopsla21/test/3t3i/7.axb", {}),
+    ]:
+        first, second = client.get(address, params=params), client.get(address, params=params)
+        assert first.status_code == 200 and first.content == second.content, address
+    answers = [client.post("/api/check", content=text.encode()).content for _ in range(2)]
+    assert answers[0] == answers[1]
