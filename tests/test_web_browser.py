@@ -96,7 +96,7 @@ def run_suite(page, url: str) -> None:
     page.wait_for_function("document.getElementById('status').dataset.state !== 'idle'")
     start = time.perf_counter()
     assert page.evaluate("1 + 1") == 2  # the tab answers while the suite runs
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < 15  # under a second when the machine is idle
     page.wait_for_function(DONE, timeout=120_000)
 
 
