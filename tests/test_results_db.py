@@ -218,3 +218,39 @@ def test_devices_page_and_plot_are_deterministic(db, tmp_path, capsys):
         plots.append(plot.read_bytes())
     assert pages[0] == pages[1] and plots[0] == plots[1]
     assert "| a12 |" in pages[0] and "weak LOBE" in pages[0] and plots[0].startswith(b"<?xml")
+
+
+def test_the_figure_draws_each_run_with_its_own_counts_even_under_one_name():
+    from progress.report.plot import draw_device_figures
+
+    apart = draw_device_figures(["x", "x"], ["plain"], [{"plain": (1, 0)}, {"plain": (5, 2)}], "svg")
+    alike = draw_device_figures(["x", "x"], ["plain"], [{"plain": (5, 2)}, {"plain": (5, 2)}], "svg")
+    assert apart != alike
+    assert apart == draw_device_figures(["x", "x"], ["plain"], [{"plain": (1, 0)}, {"plain": (5, 2)}], "svg")
+
+
+def test_two_fresh_imports_give_the_same_database_bytes(tmp_path, oopsla_dir, capsys):
+    files = []
+    for n in range(2):
+        path = tmp_path / f"r{n}.db"
+        code, _, _ = cli(
+            ["results", "import", oopsla_dir / "empirical_results", "--suite", oopsla_dir, "--db", path], capsys
+        )
+        assert code == 0
+        files.append(path.read_bytes())
+    assert files[0] == files[1]
+
+
+def test_the_committed_devices_page_is_what_its_command_writes(repo, tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, str(repo / "benchmarks" / "devices_report.py"), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    for name in ("devices.md", "devices.json", "devices_fig12.svg"):
+        assert (tmp_path / name).read_bytes() == (repo / "docs" / "results" / name).read_bytes(), name

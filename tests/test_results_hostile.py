@@ -259,3 +259,27 @@ def test_run_refuses_an_unusable_database_before_running(repo, tmp_path, capsys)
     assert code == 2 and "x.db is not a SQLite file" in err and not out.exists()
     code, _, err = cli(["run", repo / "litmus" / "paper", "--backend", "cpu", "-o", out, "--db", tmp_path], capsys)
     assert code == 2 and not out.exists()
+
+
+def test_numbers_of_any_length_and_bad_names_are_refused(layout, db, oopsla_dir, capsys):
+    huge = "9" * 5000  # more digits than Python converts to int
+    damage(layout / ASUS, "1,P,F (16/20),P,F", f"1,P,F ({huge}/20),P,F")
+    err = refused(
+        ["results", "import", layout, "--suite", oopsla_dir, "--db", db], db, capsys, ":3:5: error: not a result"
+    )
+    assert "(5007 characters)" in err and len(err) < 6000
+    damage(layout / ASUS, f"1,P,F ({huge}/20),P,F", f"{huge},P,F (16/20),P,F")
+    refused(["results", "import", layout, "--suite", oopsla_dir, "--db", db], db, capsys, "is not a test number")
+    one = layout / ASUS.replace("toucan_quadro_rtx4000-inter-workgroup", "laptop_940m-inter-workgroup")
+    for name, reason in (("", "--name is a line"), ("a\x1b[2Jb", "--name is a line")):
+        refused(["results", "import", one, "--suite", oopsla_dir, "--name", name, "--db", db], db, capsys, reason)
+    shutil.copy(oopsla_dir / "empirical_results" / ASUS, layout / ASUS)
+    args = ["results", "import", layout, "--suite", oopsla_dir, "--name", "x", "--db", db]
+    refused(args, db, capsys, "--name names one run; PATHS hold")
+
+
+def test_conform_refuses_a_count_too_long_to_convert(tmp_path, oopsla_dir, capsys):
+    table = tmp_path / "r.csv"
+    table.write_text(f"test,plain\n2t2i/0.axb,F ({'9' * 5000}/20)\n")
+    code, _, err = cli(["conform", table, "--suite", oopsla_dir], capsys)
+    assert code == 2 and "not a result cell" in err

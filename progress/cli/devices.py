@@ -28,8 +28,15 @@ from progress.gpu.database import ResultsDB, open_database
     default=None,
     help="Also draw Fig. 12 (failing tests per heuristic and run) to this .png or .svg file.",
 )
+@click.option(
+    "--list-limit",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Name at most this many tests per violation (0: all of them).",
+)
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="Leave a verdict undecided past this.")
-def devices_command(db, fmt, chosen, diff, plot, max_states):
+def devices_command(db, fmt, chosen, diff, plot, list_limit, max_states):
     """The device x model matrix, the paper's Fig. 12 figures, and the tests
     behind every violation, for the runs of a results database.
 
@@ -58,15 +65,15 @@ def devices_command(db, fmt, chosen, diff, plot, max_states):
         from progress.report.plot import draw_device_figures  # matplotlib: only when asked for
 
         names = [item.info.name for item in runs]
-        counts = {item.info.name: devices.figures(item) for item in runs}
+        counts = [devices.figures(item) for item in runs]
         write_file(plot, draw_device_figures(names, list(devices.INTER_WORKGROUP), counts, plot.suffix.lower()[1:]))
     if fmt == "json":
         write_stdout(json.dumps(device_tables.as_json(rows, runs), indent=2) + "\n")
         return
-    write_stdout(printable(page(rows, runs, fmt)))
+    write_stdout(printable(page(rows, runs, fmt, list_limit)))
 
 
-def page(rows: list[devices.DeviceRow], runs: list[devices.RunResults], fmt: str) -> str:
+def page(rows: list[devices.DeviceRow], runs: list[devices.RunResults], fmt: str, limit: int = 0) -> str:
     """The matrix, the figures and the violations, with headings."""
     heading = "## " if fmt == "md" else ""
     return "\n".join(
@@ -78,7 +85,7 @@ def page(rows: list[devices.DeviceRow], runs: list[devices.RunResults], fmt: str
             f"{heading}Fig. 12: failing tests per heuristic (det: every iteration, nondet: some)\n",
             device_tables.figures_table(runs, fmt),
             f"{heading}Violations and the tests behind them\n",
-            device_tables.violation_lines(devices.violations(rows), fmt) or "none\n",
+            device_tables.violation_lines(devices.violations(rows), fmt, limit) or "none\n",
         ]
     )
 

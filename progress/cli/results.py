@@ -58,8 +58,10 @@ def import_command(paths, suites, name, db):
     suite = load_suite(suites)
     runs = read_runs(list(paths), suite)
     if name is not None:
-        if len(runs) != 1 or not name.strip() or len(name) > 200 or not name.isprintable():
-            raise UsageError(f"--name names one run (a line of printable text); PATHS hold {len(runs)}")
+        if len(runs) != 1:
+            raise UsageError(f"--name names one run; PATHS hold {len(runs)}")
+        if not name.strip() or len(name) > 200 or not name.isprintable():
+            raise UsageError("--name is a line of at most 200 printable characters")
         runs = [replace(runs[0], name=name)]
     with open_database(db, writable=True) as database:
         stored = database.import_runs(runs)

@@ -23,6 +23,7 @@ import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from progress.core.program import Program
 from progress.errors import InputError
@@ -87,7 +88,7 @@ class ResultsDB:
     def __enter__(self) -> ResultsDB:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -209,7 +210,7 @@ class ResultsDB:
         return suite_id
 
     def _has_schema(self) -> bool:
-        return self._db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        return bool(self._db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID)
 
     def _create(self) -> None:
         for statement in SCHEMA.split(";"):
@@ -218,12 +219,12 @@ class ResultsDB:
         self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
-    def _info(self, row) -> RunInfo:
+    def _info(self, row: tuple[Any, ...]) -> RunInfo:
         values = list(row)
         values[7] = tuple(json.loads(values[7]))
         return RunInfo(*values)
 
-    def _errors(self):
+    def _errors(self) -> _translated:
         return _translated(self.path)
 
 
@@ -243,7 +244,7 @@ class _translated:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind, error, traceback) -> None:
+    def __exit__(self, kind: object, error: BaseException | None, traceback: object) -> None:
         if isinstance(error, sqlite3.Error):
             raise DatabaseError(f"{self.path}: {_reason(error)}") from None
 
@@ -330,7 +331,7 @@ def usable_database(path: Path | str | None) -> Path | None:
 
 def record_run(
     path: Path | str,
-    meta: Mapping,
+    meta: Mapping[str, Any],
     rows: Mapping[str, Mapping[str, str]],
     tests: Iterable[tuple[str, Program]],
     source: str,

@@ -7,6 +7,8 @@ or the failing conformance tests under plain/rr/chunked (violates).
 
 from __future__ import annotations
 
+from typing import Any
+
 from progress.gpu.database import RunInfo
 from progress.gpu.devices import INTER_WORKGROUP, DeviceRow, RunDiff, RunResults, Violation, figures
 
@@ -62,13 +64,15 @@ def figures_table(results: list[RunResults], fmt: str = "text") -> str:
     return table(head, body, fmt)
 
 
-def violation_lines(found: list[Violation], fmt: str = "text") -> str:
-    """Every violation and all the tests behind it, one line each."""
+def violation_lines(found: list[Violation], fmt: str = "text", limit: int = 0) -> str:
+    """Every violation and the tests behind it (all, or the first `limit`), one line each."""
     bullet = "- " if fmt == "md" else ""
-    lines = [
-        f"{bullet}{v.run}: {v.fairness} {v.model} under {v.heuristic} ({len(v.tests)}): {', '.join(v.tests)}"
-        for v in found
-    ]
+    lines = []
+    for v in found:
+        shown = v.tests[:limit] if limit else v.tests
+        more = f" (+{len(v.tests) - len(shown)} more)" if len(shown) < len(v.tests) else ""
+        what = f"{v.run}: {v.fairness} {v.model} under {v.heuristic} ({len(v.tests)})"
+        lines.append(f"{bullet}{what}: {', '.join(shown)}{more}")
     return "\n".join(lines) + "\n" if lines else ""
 
 
@@ -90,7 +94,7 @@ def diff_text(result: RunDiff) -> str:
     return "\n".join(lines) + "\n"
 
 
-def as_json(rows: list[DeviceRow], results: list[RunResults]) -> dict:
+def as_json(rows: list[DeviceRow], results: list[RunResults]) -> dict[str, Any]:
     """The matrix and the figures as one JSON object."""
     return {
         "runs": [

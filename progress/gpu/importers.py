@@ -23,6 +23,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import Any
 
 from progress.errors import InputError, SourcePosition
 from progress.gpu.records import Cell, Run, Suite, check_run, content_hash, inputs_digest
@@ -125,7 +126,9 @@ def read_artifact_file(path: str, text: str, suite: Suite) -> ArtifactFile:
         seen[key] = number
         failed = tuple(_failed(fields[i], expected, at, number, i) for i in range(1, len(head)) if i != all_passed)
         if all_passed is not None and fields[all_passed] != ("F" if any(failed) else "P"):
-            raise at.error(f"All Passed is {fields[all_passed]!r}, the row's results say otherwise", number, all_passed)
+            raise at.error(
+                f"All Passed is {_shown(fields[all_passed])}, the row's results say otherwise", number, all_passed
+            )
         rows.append((key, failed, number))
     if footer is None:
         last = numbered[-1][0]
@@ -145,7 +148,7 @@ def _columns(head: list[str], at: _Positions, line: int) -> tuple[tuple[str, ...
             heuristics.append(COLUMNS[title])
         else:
             known = ", ".join(sorted(set(COLUMNS)))
-            raise at.error(f"unknown or repeated column {title!r} (known: {known}, {ALL_PASSED})", line, index)
+            raise at.error(f"unknown or repeated column {_shown(title)} (known: {known}, {ALL_PASSED})", line, index)
     if not heuristics:
         raise at.error("the header names no result column", line)
     return tuple(heuristics), all_passed
@@ -153,7 +156,7 @@ def _columns(head: list[str], at: _Positions, line: int) -> tuple[tuple[str, ...
 
 def _key(field: str, group: str, tests: Mapping[str, object], at: _Positions, line: int) -> str:
     if not field.isdigit() or len(field) > MAX_ID_DIGITS:
-        raise at.error(f"the test name {field!r} is not a test number", line)
+        raise at.error(f"the test name {_shown(field)} is not a test number", line)
     key = f"{group}/{int(field)}.axb"
     if key not in tests:
         raise at.error(f"test {field} of {group} is not in the suite (no {key}): a file of another suite?", line)
@@ -164,7 +167,7 @@ def _failed(field: str, expected: int | None, at: _Positions, line: int, index: 
     """k of `F (k/N)`, 0 for `P`; N must be the framework's iterations and 1 <= k <= N."""
     match = CELL.match(field)
     if not match:
-        raise at.error(f"not a result: {field!r} (expected P or F (k/N))", line, index)
+        raise at.error(f"not a result: {_shown(field)} (expected P or F (k/N))", line, index)
     if match.group(1) is None:
         return 0
     k, n = int(match.group(1)), int(match.group(2))
@@ -175,7 +178,13 @@ def _failed(field: str, expected: int | None, at: _Positions, line: int, index: 
     return k
 
 
-def _check_footer(footer, rows, iterations: int, all_passed: int | None, at: _Positions) -> None:
+def _check_footer(
+    footer: tuple[int, list[str]],
+    rows: list[tuple[str, tuple[int, ...], int]],
+    iterations: int,
+    all_passed: int | None,
+    at: _Positions,
+) -> None:
     """The footer counts, per column, failed iterations (CUDA, Apple) or failing
     tests (Vulkan), the same way in every column; All Passed: failing tests."""
     number, fields = footer
@@ -295,7 +304,7 @@ def project_run(csv_path: str, csv_text: str, json_path: str, json_text: str, su
     return run_of(meta, rows, suite, csv_path)
 
 
-def _metadata(path: str, text: str) -> dict:
+def _metadata(path: str, text: str) -> dict[str, Any]:
     """The run's JSON metadata, with the fields a run needs checked."""
     try:
         meta = json.loads(text)
@@ -314,7 +323,7 @@ def _metadata(path: str, text: str) -> dict:
     return meta
 
 
-def run_of(meta: Mapping, rows: Mapping[str, Mapping[str, str]], suite: Suite, source: str) -> Run:
+def run_of(meta: Mapping[str, Any], rows: Mapping[str, Mapping[str, str]], suite: Suite, source: str) -> Run:
     """The Run of `progress run`'s metadata and rows ({key: {heuristic: cell}}), checked;
     shared by the CSV import and `progress run --db`. A digest of the inputs
     in `meta` must match the suite's programs of the run's keys."""
@@ -377,7 +386,22 @@ class _Positions:
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         if column is None:
             column = _column(text, field)
-        return InputError(message, SourcePosition(self.path, line, max(column, 1), text))
+        text, column = _window(text, max(column, 1))
+        return InputError(message, SourcePosition(self.path, line, column, text))
+
+
+def _window(text: str, column: int, width: int = 160) -> tuple[str, int]:
+    """A long line cut to `width` characters around `column` (marked with `...`), and the column in it."""
+    if len(text) <= width:
+        return text, column
+    start = max(0, column - 1 - width // 2)
+    head = "..." if start else ""
+    return head + text[start : start + width] + "...", column - start + len(head)
+
+
+def _shown(field: str) -> str:
+    """A field quoted for a message, shortened when long enough to flood it."""
+    return repr(field) if len(field) <= 60 else f"{field[:40]!r}...({len(field)} characters)"
 
 
 def _column(text: str, field: int) -> int:

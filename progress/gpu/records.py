@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from progress.core.canonical import canonical_text, hash_of_text
 from progress.core.program import Program
@@ -178,7 +179,7 @@ def check_cell(cell: Cell, run: Run, tests: Mapping[str, SuiteTest]) -> None:
         raise ValueError(f"{cell.key} {cell.heuristic}: {cell.failed} of {cell.iterations} iterations cannot fail")
 
 
-def submitted_run(suite: Suite, claimed_suite: str, header: Mapping[str, object], rows: Mapping) -> Run:
+def submitted_run(suite: Suite, claimed_suite: str, header: Mapping[str, object], rows: Mapping[str, Any]) -> Run:
     """A run sent by someone else (a browser): `header` holds name, device,
     backend, driver, date, variant, heuristics, iterations and settings,
     `rows` {key: {heuristic: cell text}}. ValueError with the reason if the

@@ -16,7 +16,8 @@ import re
 
 from progress.gpu.runner import Outcome, Settings
 
-CELL = re.compile(r"^(?:P|F \((\d+)/(\d+)\))$")
+CELL = re.compile(r"^(?:P|F \((\d{1,12})/(\d{1,12})\))$")
+"""k and N have at most 12 digits: a longer number is no count (and Python refuses to convert 4300)."""
 
 
 def cell(outcome: Outcome) -> str:

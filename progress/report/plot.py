@@ -89,23 +89,23 @@ def _stack_bars(axes: Axes, labels: list[str], values: dict[str, list[float]]) -
 
 
 def draw_device_figures(
-    runs: list[str], heuristics: list[str], counts: dict[str, dict[str, tuple[int, int]]], fmt: str
+    runs: list[str], heuristics: list[str], counts: list[dict[str, tuple[int, int]]], fmt: str
 ) -> bytes:
     """The paper's Fig. 12 for many runs: one panel per heuristic, per run a bar of
     tests failing in every iteration with the tests failing in some on top.
-    `counts[run][heuristic]` is (deterministic, nondeterministic); runs
-    without a heuristic get no bar there."""
+    `counts[i][heuristic]` is (deterministic, nondeterministic) of the run
+    labelled `runs[i]` (labels may repeat); a run without a heuristic gets no bar there."""
     import matplotlib
     from matplotlib.figure import Figure
 
     out = io.BytesIO()
-    with matplotlib.rc_context({"svg.hashsalt": "progress", "font.size": 9}):
+    with matplotlib.rc_context({"svg.hashsalt": "progress", "svg.fonttype": "none", "font.size": 9}):
         figure = Figure(figsize=(3.2 * len(heuristics), 3.6), dpi=120)
         panels = figure.subplots(1, len(heuristics), squeeze=False, sharey=True)[0]
-        top = max([sum(c) for run in counts.values() for c in run.values()] + [1])
+        top = max([sum(c) for run in counts for c in run.values()] + [1])
         for axes, heuristic in zip(panels, heuristics):
-            always = [counts[run].get(heuristic, (0, 0))[0] for run in runs]
-            sometimes = [counts[run].get(heuristic, (0, 0))[1] for run in runs]
+            always = [run.get(heuristic, (0, 0))[0] for run in counts]
+            sometimes = [run.get(heuristic, (0, 0))[1] for run in counts]
             axes.bar(range(len(runs)), always, color="#4C72B0", width=0.7, label="every iteration")
             axes.bar(range(len(runs)), sometimes, bottom=always, color="#DD8452", width=0.7, label="some iterations")
             axes.set_title(heuristic, fontsize=9)
