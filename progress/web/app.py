@@ -34,6 +34,7 @@ from progress.web import device_pages, play_page, suite_pages
 from progress.web.playground import result_dict
 from progress.web.site import Site
 from progress.web.submit import Refused
+from progress.web.suites import Suite
 
 STATIC = Path(__file__).with_name("static")
 HEADERS = {
@@ -72,7 +73,7 @@ async def body_of(request: Request, limit: int) -> bytes:
 def create_app(site: Site) -> Starlette:
     """The ASGI application serving `site`."""
 
-    def suite_of(request: Request):
+    def suite_of(request: Request) -> Suite | None:
         return site.suites.get(request.path_params["suite"])
 
     def index(request: Request) -> Response:

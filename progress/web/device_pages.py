@@ -86,7 +86,7 @@ def devices_page(runs: Sequence[RunView]) -> str:
     return page("Devices", body)
 
 
-def _settings(info: RunInfo) -> dict:
+def _settings(info: RunInfo) -> dict[str, object]:
     try:
         found = json.loads(info.settings)
     except ValueError:

@@ -110,7 +110,13 @@ def suite_page(suite: Suite, vector: str, edge: str) -> str:
     return page(f"Suite {suite.name}", "".join(body))
 
 
-def test_page(suite: Suite, test: SuiteTest, verdicts_html: str, view_html: str, runs: Sequence[tuple]) -> str:
+def test_page(
+    suite: Suite,
+    test: SuiteTest,
+    verdicts_html: str,
+    view_html: str,
+    runs: Sequence[tuple[str, str, int, dict[str, str]]],
+) -> str:
     """`runs`: (device name, device href, run id, {heuristic: cell}) per GPU run of the test."""
     rows = [
         [link(href, device), str(run_id)] + [result_cell(cells.get(h, "-")) for h in ("plain", "rr", "chunked")]
