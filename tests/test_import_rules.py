@@ -53,7 +53,8 @@ LAYERS = {
     "report": {"root", "models", "core", "report"},
     "gpu": {"root", "core", "back", "gpu"},
     "synth": {"root", "models", "core", "synth"},
-    "cli": {"root", "models", "core", "front", "back", "report", "gpu", "synth", "cli"},
+    "web": {"root", "models", "core", "front", "back", "report", "gpu", "synth", "web"},
+    "cli": {"root", "models", "core", "front", "back", "report", "gpu", "synth", "web", "cli"},
 }
 """Each layer and the layers it may import (docs/ARCHITECTURE.md, "Import rules"):
 arrows point down only, so no two layers import each other. `root` is the
@@ -90,6 +91,8 @@ OWNERS = {
     "wgpu": "progress/gpu/wgpu_backend.py",
     "matplotlib": "progress/report/plot.py",
     "numba": "progress/jit.py",
+    "starlette": "progress/web/app.py",
+    "uvicorn": "progress/web/app.py",
     "sqlite3": "progress/gpu/database.py",
 }
 """Each heavy dependency's one owner; CuPy has one more, for a separate job:

@@ -63,6 +63,7 @@ COMMANDS = {
     "export": "progress.cli.port:export_command",
     "separate": "progress.cli.separate:separate",
     "select": "progress.cli.select:select_command",
+    "serve": "progress.cli.serve:serve",
     "results": "progress.cli.results:results_group",
     "devices": "progress.cli.devices:devices_command",
 }

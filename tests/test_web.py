@@ -1,0 +1,388 @@
+"""`progress serve` without a browser: pages, the check API, limits, submissions.
+
+Through Starlette's TestClient (the ASGI app in process); the verdicts are
+compared with the CADP verdicts and the paper's Table 4, not with the server
+itself. tests/test_web_browser.py drives the same server in Chromium.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from progress.core.registry import all_models
+from progress.front.axb.parse import parse_program
+from progress.gpu.database import open_database
+from progress.web.app import create_app
+from progress.web.limits import Limits, RateLimiter
+from progress.web.site import Site
+from progress.web.suites import build_suite
+from tests.conftest import progress_command
+
+SMALL = {
+    "done.axb": "thread 0\n  AXB(x, 0, 1, true, 1)\n",
+    "spin.axb": "thread 0\n  AXB(x, 0, 0, false, 0)\n",
+    "pair.axb": "thread 0\n  AXB(m0, 0, 0, true, 1)\nthread 1\n  AXB(m0, 1, 0, true, 0)\n",
+}
+
+
+def suite_of(name: str, files: dict[str, str]):
+    entries = [(key, text, parse_program(text, key)) for key, text in files.items()]
+    return build_suite(name, entries, all_models(), 100_000)
+
+
+@pytest.fixture(scope="module")
+def oopsla(oopsla_dir):
+    files = {p.relative_to(oopsla_dir).as_posix(): p.read_text() for p in sorted(oopsla_dir.glob("*/*.axb"))}
+    return suite_of("oopsla21", files)
+
+
+@pytest.fixture
+def site(tmp_path, oopsla):
+    return Site({"oopsla21": oopsla, "small": suite_of("small", SMALL)}, tmp_path / "r.db", all_models())
+
+
+@pytest.fixture
+def client(site):
+    return TestClient(create_app(site), client=("127.0.0.1", 50000))
+
+
+def cadp(oopsla_dir: Path) -> dict[str, dict[str, str]]:
+    with open(oopsla_dir / "cadp_verdicts.csv", newline="") as handle:
+        return {row.pop("test"): row for row in csv.DictReader(handle)}
+
+
+# -- the playground ---------------------------------------------------------
+
+
+def test_check_api_gives_the_cadp_verdicts(client, oopsla_dir):
+    expected = cadp(oopsla_dir)
+    for key in ("2t2i/1.axb", "3t3i/17.axb", "2t4i/40.axb"):
+        answer = client.post("/api/check", content=(oopsla_dir / key).read_bytes())
+        assert answer.status_code == 200
+        body = answer.json()
+        got = {
+            f"{r['model']}/{r['fairness']}": "P" if r["terminates"] else "F"
+            for r in body["results"]
+            if r["fairness"] != "none"
+        }
+        assert got == expected[key], key
+        assert len(body["results"]) == 11 and body["inconclusive"] is False
+        failing = [r for r in body["results"] if r["terminates"] is False]
+        assert failing and all(r["lasso"] and "back to step" in r["lasso"] for r in failing)
+
+
+def test_check_api_names_line_and_column(client):
+    answer = client.post("/api/check", content=b"thread 0\n  AXB(x, 0, 5, true, 1)\n")
+    assert answer.status_code == 400
+    body = answer.json()
+    assert (body["line"], body["column"]) == (2, 13)
+    assert body["rendered"].startswith("test.axb:2:13: error: target 5 is out of range")
+
+
+@pytest.mark.parametrize(
+    "body, reason",
+    [(b"", "no thread"), (b"\xff\xfe", "not UTF-8"), (b"thread 1\n  AXB(x,0,1,true,1)\n", "thread")],
+)
+def test_check_api_refuses_bad_text(client, body, reason):
+    answer = client.post("/api/check", content=body)
+    assert answer.status_code == 400 and reason in answer.json()["error"]
+
+
+def test_check_api_refuses_a_large_test_unread(client, site):
+    answer = client.post("/api/check", content=b"#" * (site.limits.max_test_bytes + 1))
+    assert answer.status_code == 413
+
+
+def test_a_check_past_the_state_bound_is_inconclusive(tmp_path):
+    tight = TestClient(create_app(Site({}, tmp_path / "r.db", all_models(), Limits(max_states=5))))
+    text = "thread 0\n  AXB(m, 1, 0, true, 1)\n  AXB(m, 0, end, true, 0)\nthread 1\n  AXB(m, 1, 0, true, 1)\n"
+    body = tight.post("/api/check", content=text.encode()).json()
+    assert body["inconclusive"] is True
+    assert all(r["terminates"] is None and "state" in r["inconclusive"] for r in body["results"])
+    page = tight.get("/playground", params={"test": text}).text
+    assert "Inconclusive" in page and "nothing to draw" in page
+
+
+def test_a_wide_test_stops_at_its_state_cell_bound(tmp_path):
+    limits = Limits(time_limit_s=120.0)  # the state bound, not the clock, must stop it, even on a loaded machine
+    client = TestClient(create_app(Site({}, tmp_path / "r.db", all_models(), limits)))
+    text = "".join(f"thread {i}\n AXB(x,0,1,true,1)\n AXB(y,0,2,true,1)\n" for i in range(300))
+    start = time.perf_counter()
+    body = client.post("/api/check", content=text.encode()).json()
+    bound = limits.max_state_cells // (300 + 2)
+    assert body["inconclusive"] and body["results"][0]["inconclusive"] == f"stopped at the state bound of {bound}"
+    assert time.perf_counter() - start < 30  # 0.1 s on an idle machine
+
+
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("thread 0\n  AXB(x, 99999999999999999999999, 1, true, 1)\n", (2, 10)),
+        ("thread 0\n  AXB(x, 0, 1, true, 1)\nthread 1\n", (3, 8)),
+        ("thread 0\n  AXB(x, 0, 1, maybe, 1)\n", (2, 16)),
+    ],
+)
+def test_bad_numbers_and_layouts_are_positioned(client, text, where):
+    body = client.post("/api/check", content=text.encode()).json()
+    assert body["ok"] is False and (body["line"], body["column"]) == where, body
+
+
+def test_playground_page_draws_the_lasso(client, oopsla_dir):
+    text = (oopsla_dir / "2t2i/1.axb").read_text()
+    page = client.get("/playground", params={"test": text, "view": "OBE/weak"})
+    assert page.status_code == 200
+    assert "<svg" in page.text and "id=picture" in page.text and "id=lasso" in page.text
+    assert "#c0392b" in page.text  # the loop drawn in red
+    assert page.text.count("may not terminate") >= 6
+
+
+def test_playground_error_is_inline_with_a_caret(client):
+    page = client.get("/playground", params={"test": "thread 0\n  AXB(x, 0, 5, true, 1)\n"}).text
+    assert "test.axb:2:13: error" in page and "class=bad" in page and "class=caret" in page
+
+
+def test_playground_escapes_the_test(client):
+    page = client.get("/playground", params={"test": "test <script>alert(1)</script>\nthread 0\n"}).text
+    assert "<script>alert" not in page and "&lt;script&gt;" in page
+
+
+# -- suites -----------------------------------------------------------------
+
+
+def table_rows(page: str, klass: str) -> list[list[str]]:
+    block = page.split(f'<table class="{klass}">')[1].split("</table>")[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", block.split("<tbody>")[1])
+    return [re.findall(r"<td>(.*?)</td>", row) for row in rows]
+
+
+def test_suite_page_shows_table_4_of_the_paper(client):
+    page = client.get("/suite/oopsla21").text
+    paper = table_rows(page, "classification")[:8]  # the paper's rule comes first
+    expected = "HSA weak 90 90|OBE weak 12 12|LOBE weak 20 122|fair weak 201 323|HSA strong 94 94|OBE strong 0 0|"
+    expected += "LOBE strong 16 110|fair strong 50 160"
+    assert "|".join(" ".join(row) for row in paper) == expected
+    lattice = table_rows(page.split("the lattice rule")[1], "classification")
+    assert ["OBE", "weak", "24", "24"] in lattice  # SPEC section 5: 24 tests pass weak OBE
+    assert "id=shown>483 of 483 tests shown" in page
+
+
+def test_filters_by_vector_and_edge(client, oopsla_dir):
+    expected = cadp(oopsla_dir)
+    page = client.get("/suite/oopsla21", params={"edge": "HSA+OBE/weak<LOBE/weak"}).text
+    assert "id=shown>11 of 483" in page
+    shown = re.findall(r'<a href="/suite/oopsla21/test/([^"]+)">', page)
+    assert len(shown) == 11
+    assert all(expected[k]["LOBE/weak"] == "P" and expected[k]["HSA+OBE/weak"] == "F" for k in shown)
+    vector = "FFFFFPPPPPF"
+    page = client.get("/suite/oopsla21", params={"vector": vector}).text
+    count = sum(1 for row in expected.values() if "".join(row.values()) == vector[:-1])
+    assert f"id=shown>{count} of 483" in page and count > 0
+    assert "no lattice edge" in client.get("/suite/oopsla21", params={"edge": "nope"}).text
+
+
+def test_test_page_and_unknown_names(client):
+    page = client.get("/suite/oopsla21/test/2t2i/1.axb")
+    assert page.status_code == 200 and "<svg" in page.text and "No GPU run yet" in page.text
+    assert client.get("/suite/oopsla21/test/../etc/passwd").status_code == 404
+    assert client.get("/suite/nope").status_code == 404
+    assert client.get("/device/nope").status_code == 404
+
+
+def test_plan_holds_the_wgpu_backends_shaders(client, oopsla):
+    from progress.back.wgsl_source import shader
+
+    plan = client.get("/api/suite/oopsla21/plan", params={"limit": 3}).json()
+    assert plan["suite_hash"] == oopsla.hash and len(plan["tests"]) == 3
+    for entry, test in zip(plan["tests"], oopsla.tests):
+        assert entry["key"] == test.key and entry["wgsl"] == shader(test.program)
+    assert client.get("/api/suite/oopsla21/plan", params={"limit": 0}).status_code == 400
+    assert client.get("/api/suite/oopsla21/plan", params={"limit": 484}).status_code == 400
+
+
+# -- submissions ------------------------------------------------------------
+
+
+def submission(site, **changes) -> dict:
+    small = site.suites["small"]
+    body = {
+        "suite": "small",
+        "suite_hash": small.hash,
+        "date": "2026-12-01T20:50:00.000Z",
+        "adapter": {"vendor": "google", "architecture": "swiftshader", "device": "", "description": ""},
+        "browser": "test",
+        "settings": {
+            "heuristics": ["plain", "rr", "chunked"],
+            "iterations": 4,
+            "deadline_s": 0.01,
+            "instances": "auto",
+        },
+        "results": {
+            "done.axb": {"plain": "P", "rr": "P", "chunked": "P"},
+            "spin.axb": {"plain": "F (4/4)", "rr": "F (4/4)", "chunked": "F (4/4)"},
+            "pair.axb": {"plain": "P", "rr": "P", "chunked": "P"},
+        },
+    }
+    body.update(changes)
+    return body
+
+
+def test_a_submission_is_stored_once_and_shown(client, site):
+    first = client.post("/api/suite/small/results", json=submission(site))
+    assert first.status_code == 201 and first.json()["new"] is True
+    again = client.post("/api/suite/small/results", json=submission(site))
+    assert again.status_code == 200 and again.json()["run"] == first.json()["run"]
+    with open_database(site.db) as database:
+        (info,) = database.runs()
+        assert database.rows(info.id)["spin.axb"] == {"plain": "F (4/4)", "rr": "F (4/4)", "chunked": "F (4/4)"}
+    assert info.id == first.json()["run"] and info.backend == "webgpu"
+    assert info.suite_hash == site.suites["small"].hash and info.date == "2026-12-01T20:50:00.000Z"
+    device = client.get(first.json()["href"]).text
+    # spin.axb never terminates, so it conforms to no model: nothing is violated
+    assert "violates" not in device and device.count("class=consistent>") == 2 * 10
+    assert "F (4/4)" in client.get("/suite/small/test/spin.axb").text
+
+
+def test_a_strong_conformance_test_failing_violates_the_strong_models_only(client, site):
+    body = submission(site)
+    body["results"]["pair.axb"]["rr"] = "F (1/4)"  # pair.axb terminates under the strong models only
+    assert client.post("/api/suite/small/results", json=body).status_code == 201
+    page = client.get("/devices").text
+    head = re.findall(r"<th>(.*?)</th>", page.split('<table class="devices">')[1].split("</thead>")[0])
+    verdicts = dict(zip(head, table_rows(page, "devices")[0]))
+    assert {k for k, v in verdicts.items() if "violates&nbsp;(1)" in v} == {
+        "fair/strong",
+        "HSA/strong",
+        "OBE/strong",
+        "HSA+OBE/strong",
+        "LOBE/strong",
+    }
+
+
+def test_a_failed_conformance_test_is_a_violation(client, site):
+    body = submission(site)
+    body["results"]["done.axb"]["rr"] = "F (2/4)"
+    assert client.post("/api/suite/small/results", json=body).status_code == 201
+    page = client.get("/devices").text
+    assert page.count("violates&nbsp;(1)") == 10  # done.axb terminates under every model (unfair has no column)
+    assert "done.axb" in client.get("/device/google%20swiftshader").text
+
+
+def refusals(site):
+    def cells(results):
+        return submission(site, results=results)
+
+    spin = {"plain": "F (4/4)", "rr": "F (4/4)", "chunked": "F (4/4)"}
+    return [
+        (b"{", "not JSON"),
+        (b"[1]", "expected a JSON object"),
+        (submission(site, suite_hash="0" * 16), "another or an edited suite"),
+        (submission(site, suite="oopsla21"), "sent to suite small"),
+        (submission(site, suite="nope"), "sent to suite small"),
+        (cells({"other.axb": spin}), "not in suite small"),
+        (cells({"spin.axb": {"plain": "F (4/4)", "rr": "F (4/4)"}}), "one cell for each"),
+        (cells({"spin.axb": {**spin, "rr": "X"}}), "not a result cell"),
+        (cells({"spin.axb": {**spin, "rr": "F (5/4)"}}), "impossible"),
+        (cells({"spin.axb": {**spin, "rr": "F (0/4)"}}), "impossible"),
+        (cells({"spin.axb": {**spin, "rr": "F (2/3)"}}), "but 4 ran"),
+        (cells({"spin.axb": {**spin, "rr": 7}}), "expected P or F"),
+        (cells({}), "non-empty"),
+        (submission(site, settings={"heuristics": ["fast"], "iterations": 4, "deadline_s": 0.01}), "heuristics"),
+        (submission(site, settings={"heuristics": ["plain"], "iterations": 0, "deadline_s": 0.01}), "iterations"),
+        (submission(site, settings={"heuristics": ["plain"], "iterations": True, "deadline_s": 1}), "iterations"),
+        (submission(site, settings={"heuristics": ["plain"], "iterations": 4, "deadline_s": 1e9}), "deadline"),
+        (submission(site, adapter={"vendor": "x" * 300}), "at most 200"),
+        (submission(site, adapter={"vendor": "a\x1b[2J"}), "printable"),
+        (submission(site, date="yesterday"), "ISO 8601"),
+        (submission(site, calibration={"x": "y" * 3000}), "exceed"),
+        (b'{"suite": "small", "suite": "small"}', "appears twice"),
+        (b'{"suite": NaN}', "not a number"),
+    ]
+
+
+def test_bad_submissions_are_refused_with_the_reason(tmp_path, oopsla):
+    site = Site(
+        {"oopsla21": oopsla, "small": suite_of("small", SMALL)},
+        tmp_path / "r.db",
+        all_models(),
+        Limits(submissions_per_minute=1000),
+    )
+    client = TestClient(create_app(site))
+    for body, reason in refusals(site):
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        answer = client.post("/api/suite/small/results", content=data)
+        assert answer.status_code in (400, 404), (reason, answer.text)
+        assert reason in answer.json()["error"], (reason, answer.json())
+    assert not site.db.exists() or open_database(site.db).runs() == []
+    big = client.post("/api/suite/small/results", content=b" " * (site.limits.max_body_bytes + 1))
+    assert big.status_code == 413
+
+
+def test_submissions_are_rate_limited(client, site):
+    site.rate = RateLimiter(site.limits.submissions_per_minute, clock=lambda: 0.0)  # no refill while it runs
+    codes = [client.post("/api/suite/small/results", content=b"{").status_code for _ in range(8)]
+    assert codes[: site.limits.submissions_per_minute] == [400] * site.limits.submissions_per_minute
+    assert codes[-1] == 429
+
+
+def test_rate_limiter_refills_over_time():
+    now = [0.0]
+    limiter = RateLimiter(2, 60.0, clock=lambda: now[0])
+    assert [limiter.allow("a") for _ in range(3)] == [True, True, False]
+    assert limiter.allow("b")
+    now[0] = 30.0
+    assert limiter.allow("a") and not limiter.allow("a")
+
+
+# -- the command ------------------------------------------------------------
+
+
+def test_serve_refuses_bad_input_before_serving(tmp_path):
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "t.axb").write_text("thread 0\n  AXB(x, 0, 9, true, 1)\n")
+    (tmp_path / "db").write_bytes(b"junk" * 1000)
+    cases = [
+        (["--suite", str(tmp_path / "bad")], "t.axb:2:13: error: target 9"),
+        (["--suite", str(tmp_path / "missing")], "not a directory"),
+        (["--port", "70000"], "70000"),
+        (["--host", "no.such.host.invalid"], "--host"),
+        (["--db", str(tmp_path / "db")], "db"),
+    ]
+    for args, reason in cases:
+        command = [*progress_command(), "serve", "--db", str(tmp_path / "new.db"), *args]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        assert done.returncode == 2, (args, done.stderr)
+        assert reason in done.stderr and "Traceback" not in done.stderr, (args, done.stderr)
+
+
+@pytest.mark.parametrize(
+    "signal_number, code, said", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")]
+)
+def test_serve_stops_on_a_signal(tmp_path, signal_number, code, said):
+    command = [*progress_command(), "serve", "--port", "0", "--db", str(tmp_path / "r.db")]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    assert child.stdout is not None and "http://127.0.0.1:" in child.stdout.readline()
+    child.send_signal(signal_number)
+    _, err = child.communicate(timeout=30)
+    assert child.returncode == code and err.strip() == said and "Traceback" not in err
+
+
+def test_pages_are_deterministic(client, oopsla_dir):
+    text = (oopsla_dir / "3t3i/7.axb").read_text()
+    for address, params in [
+        ("/playground", {"test": text, "view": "LOBE/weak"}),
+        ("/suite/oopsla21", {"edge": "HSA+OBE/weak<LOBE/weak"}),
+        ("/suite/oopsla21/test/3t3i/7.axb", {}),
+    ]:
+        first, second = client.get(address, params=params), client.get(address, params=params)
+        assert first.status_code == 200 and first.content == second.content, address
+    answers = [client.post("/api/check", content=text.encode()).content for _ in range(2)]
+    assert answers[0] == answers[1]

@@ -1,0 +1,149 @@
+"""`progress serve` in a real browser: headless Chromium through Playwright,
+WebGPU on SwiftShader (tests/browser.py). A missing browser fails the test.
+
+A playground check with its picture; a 3-test run of the WebGPU runner end
+to end, its result in the database and on the device page; a bad
+submission refused and shown as refused.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from progress.gpu.database import open_database
+from tests.browser import BrowserMissing, launch, server
+from tests.conftest import progress_command
+
+SUITE = {
+    # terminates at once: P under every heuristic, on any device
+    "done.axb": "thread 0\n  AXB(x, 0, 1, true, 1)\n",
+    # waits forever for x to leave 0: every iteration times out
+    "spin.axb": "thread 0\n  AXB(x, 0, 0, false, 0)\n",
+    # the paper's 2t2i/2: terminates under (weak) fair only; fails under rr and chunked on some devices
+    "pair.axb": "thread 0\n  AXB(m0, 0, 0, true, 0)\nthread 1\n  AXB(m0, 0, 0, true, 1)\n",
+}
+ITERATIONS = 4
+DONE = "['done', 'error', 'refused'].includes(document.getElementById('status').dataset.state)"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    root = tmp_path_factory.mktemp("web")
+    (root / "small").mkdir()
+    for name, text in SUITE.items():
+        (root / "small" / name).write_text(text)
+    db = root / "results.db"
+    with server(progress_command(), ["--suite", str(root / "small"), "--db", str(db)]) as url:
+        yield url, db
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        try:
+            chromium = launch(playwright)
+        except BrowserMissing as missing:
+            pytest.fail(str(missing))
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    # Playwright's waits evaluate strings, which the pages' CSP (script-src 'self') forbids
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
+    yield context.new_page()
+    context.close()
+
+
+def test_playground_check_draws_the_lasso(served, page):
+    url, _ = served
+    page.goto(f"{url}/playground")
+    page.fill("#test", SUITE["pair.axb"])
+    page.click("#check")
+    page.wait_for_selector("#picture svg")
+    verdicts = page.locator("table.verdicts tbody tr")
+    assert verdicts.count() == 11
+    assert "test=" in page.url  # the test lives in the URL
+    assert page.locator("#picture svg g.node").count() >= 3
+    assert "back to step" in page.inner_text("#lasso")
+    shared = page.url
+    page.goto(f"{url}/playground")
+    page.goto(shared)  # the link alone brings the same check back
+    assert page.input_value("#test") == SUITE["pair.axb"]
+    page.fill("#test", "thread 0\n  AXB(x, 0, 7, true, 1)\n")
+    page.click("#check")
+    assert page.inner_text("#error").startswith("test.axb:2:13: error: target 7 is out of range")
+
+
+def stored_runs(db):
+    if not db.exists():
+        return []
+    with open_database(db) as database:
+        return [(info, database.rows(info.id)) for info in database.runs()]
+
+
+def run_suite(page, url: str) -> None:
+    page.goto(f"{url}/suite/small/run")
+    page.fill("#iterations", str(ITERATIONS))
+    page.fill("#deadline", "10")
+    page.click("#start")
+    page.wait_for_function("document.getElementById('status').dataset.state !== 'idle'")
+    start = time.perf_counter()
+    assert page.evaluate("1 + 1") == 2  # the tab answers while the suite runs
+    assert time.perf_counter() - start < 15  # under a second when the machine is idle
+    page.wait_for_function(DONE, timeout=120_000)
+
+
+def test_a_three_test_run_end_to_end(served, page):
+    url, db = served
+    before = len(stored_runs(db))
+    run_suite(page, url)
+    assert page.get_attribute("#status", "data-state") == "done", page.inner_text("#status")
+    assert "swiftshader" in page.inner_text("#adapter")
+    shown = {
+        row[0]: dict(zip(("plain", "rr", "chunked"), row[1:]))
+        for row in page.eval_on_selector_all(
+            "#log tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
+        )
+    }
+    assert set(shown) == set(SUITE), shown
+    assert shown["done.axb"] == {"plain": "P", "rr": "P", "chunked": "P"}
+    failed = f"F ({ITERATIONS}/{ITERATIONS})"
+    assert shown["spin.axb"] == {"plain": failed, "rr": failed, "chunked": failed}
+    runs = stored_runs(db)
+    assert len(runs) == before + 1
+    info, rows = runs[-1]
+    assert rows == shown
+    assert info.backend == "webgpu" and "swiftshader" in info.device
+    page.click("#device-link")
+    page.wait_for_selector("table.conformance")
+    assert f"Run {info.id} ({info.name}): suite small, 3 tests" in page.inner_text("main")
+    rows = page.eval_on_selector_all(
+        "table.conformance tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
+    )
+    assert len(rows) == 10  # every model and fairness but unfair, which has no conformance test
+    # where done.axb, which passed, is the only conformance test: consistent
+    assert all(row[-1] == "consistent" for row in rows if row[2] == "1")
+    assert sum(1 for row in rows if row[2] == "1") == 8  # pair.axb conforms to fair only
+
+
+def test_a_bad_submission_is_refused_and_shown(served, page):
+    url, db = served
+    before = len(stored_runs(db))
+
+    def tamper(route):
+        body = json.loads(route.request.post_data)
+        body["results"]["spin.axb"]["rr"] = f"F ({ITERATIONS + 1}/{ITERATIONS})"
+        route.continue_(post_data=json.dumps(body))
+
+    page.route("**/api/suite/small/results", tamper)
+    run_suite(page, url)
+    assert page.get_attribute("#status", "data-state") == "refused", page.inner_text("#status")
+    assert "impossible" in page.inner_text("#submitted")
+    assert len(stored_runs(db)) == before
