@@ -3,5 +3,5 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --tar
 python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile --target /tmp/site . >/dev/null 2>&1 || exit 1
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 COLUMNS=120
 mkdir -p ../shared/data && ln -sfn $PWD/build/oopsla21 ../shared/data/oopsla21
-P() { python3 -P -c 'import sys; from progress.cli import main; main(sys.argv[1:])' "$@"; }
+P() { python3 -P docs/results/gpu/interp/p.py "$@"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv
