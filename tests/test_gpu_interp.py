@@ -110,7 +110,9 @@ def test_packing_is_a_bijection_keeping_each_tests_own_order(heuristic, threads,
     for g, (k, i, t) in enumerate(seen):
         assert packing.workgroup_of(pack, k, i, t) == g
         # inside test k, the heuristic's own placement, in its own order
-        assert heuristics.slot(launch, g // tests) == (i, t)
+        local = g % launch.workgroups if pack.layout == "concat" else g // tests
+        assert heuristics.slot(launch, local) == (i, t)
+        assert k == (g // launch.workgroups if pack.layout == "concat" else g % tests)
     for k in range(tests):
         own = [(i, t) for kk, i, t in seen if kk == k]
         assert own == [heuristics.slot(launch, w) for w in range(launch.workgroups)]

@@ -1,16 +1,22 @@
 """Many tests in one dispatch: where each test's workgroups go, and the buffers the interpreter reads.
 
 A pack is K tests with the same thread count N, run under one heuristic
-with M instances each (M = 1 for plain). Its K * N * M workgroups are the
-tests' own launches *interleaved*: packed workgroup g runs workgroup
-g div K of test g mod K, placed inside that test by `heuristics.slot`.
+with M instances each (M = 1 for plain), W = N * M workgroups a test. Its
+K * W workgroups are the tests' own launches laid out one of two ways
+(`LAYOUTS`), each test's workgroups placed inside it by `heuristics.slot`:
 
-So every test sees its own heuristic's order (workgroup ids keep their
-relative order within a test: thread i < j of one instance run on packed
-workgroups w_i < w_j), and all K tests start together, as K launches of
-their own would if they ran side by side. What a scheduler sees changes:
-the workgroups of K tests are co-resident and compete for the same slots,
-and a test's workgroups are K apart (docs/gpu.md, "Packing"). Pure.
+- `concat` (plain, rr): test g div W runs its workgroup g mod W: each
+  test's launch as it is, one after another, so neighbours stay neighbours
+  (rr's livelocks need the threads of an instance side by side);
+- `interleave` (chunked): test g mod K runs its workgroup g div K: the K
+  tests start together, so a test whose spinning workgroups hold every
+  slot until the deadline (chunked's starvation) holds them while the
+  others' do too, not one after another.
+
+Either way every test sees its own heuristic's order (thread i < j of one
+instance run on packed workgroups w_i < w_j). What a scheduler sees
+changes: K tests' workgroups are co-resident and compete for the same
+slots (docs/gpu.md, "Packing"). Pure.
 """
 
 from __future__ import annotations
@@ -25,6 +31,11 @@ from progress.gpu.heuristics import Geometry, geometry
 from progress.gpu.heuristics import slot as test_slot
 from progress.gpu.heuristics import workgroup_of as test_workgroup
 
+LAYOUTS = {"plain": "concat", "rr": "concat", "chunked": "interleave"}
+"""How each heuristic's tests are laid out in a pack (see the module docstring)."""
+LAYOUT_CODES = {"interleave": 0, "concat": 1}
+"""The integer each layout is passed to a kernel as."""
+
 
 @dataclass(frozen=True)
 class Pack:
@@ -34,6 +45,10 @@ class Pack:
     threads: int
     instances: int
     tests: int
+
+    @property
+    def layout(self) -> str:
+        return LAYOUTS[self.heuristic]
 
     @property
     def launch(self) -> Geometry:
@@ -49,13 +64,20 @@ def slot(pack: Pack, workgroup: int) -> tuple[int, int, int]:
     """(test, instance, thread) that packed `workgroup` runs."""
     if not 0 <= workgroup < pack.workgroups:
         raise ValueError(f"workgroup {workgroup} outside 0..{pack.workgroups - 1}")
-    instance, thread = test_slot(pack.launch, workgroup // pack.tests)
-    return workgroup % pack.tests, instance, thread
+    if pack.layout == "concat":
+        test, local = divmod(workgroup, pack.launch.workgroups)
+    else:
+        local, test = divmod(workgroup, pack.tests)
+    instance, thread = test_slot(pack.launch, local)
+    return test, instance, thread
 
 
 def workgroup_of(pack: Pack, test: int, instance: int, thread: int) -> int:
     """The inverse of `slot`."""
-    return test_workgroup(pack.launch, instance, thread) * pack.tests + test
+    local = test_workgroup(pack.launch, instance, thread)
+    if pack.layout == "concat":
+        return test * pack.launch.workgroups + local
+    return local * pack.tests + test
 
 
 def batches(threads: Sequence[int], per_test: Callable[[int], int], max_workgroups: int) -> list[range]:
