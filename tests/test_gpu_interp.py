@@ -299,3 +299,25 @@ def test_cli_resume_after_a_kill_mid_row(cli, tmp_path):
     assert other.exit_code == 2 and "iterations=2 (not 3)" in other.output
     other = cli(str(DATA), "--iterations", "2", "--codegen", "per-test", "-o", str(out), "--resume")
     assert other.exit_code == 2
+
+
+def test_conform_keys_verdicts_are_the_checkers(tmp_path):
+    """`conform --keys` reads the synthesizer's verdicts; they agree with the checker's on the tests."""
+    from progress.cli.conform import keyed_verdicts
+    from progress.core.analyze import check_program, queries_for
+    from progress.core.registry import all_models
+    from progress.synth.canonical import to_program
+    from progress.synth.keys import open_keys
+
+    keys = REPO / "docs" / "results" / "suites" / "3t5i.keys.gz"
+    with open_keys(keys) as opened:
+        sample = [c for _, (c, _) in zip(range(0, 30), opened.tests())]
+    rows = {f"3t5i/{n}.axb": {"plain": "P"} for n in range(30)}
+    verdicts, missing = keyed_verdicts(keys, rows)
+    assert not missing and len(verdicts) == 30
+    queries = queries_for(all_models())
+    for n, candidate in enumerate(sample):
+        checked = check_program(to_program(candidate), queries, witnesses=False).verdicts
+        assert {(v.model, v.fairness, v.terminates) for v in checked} == {
+            (v.model, v.fairness, v.terminates) for v in verdicts[f"3t5i/{n}.axb"]
+        }

@@ -10,7 +10,7 @@ import click
 
 from progress.cli.inputs import load, read_text
 from progress.cli.outputs import write_stdout
-from progress.core.analyze import check_program, queries_for
+from progress.core.analyze import NO_FAIRNESS, Verdict, check_program, queries_for
 from progress.core.registry import all_models
 from progress.errors import InputError, UsageError, printable
 from progress.gpu import conform as conforming
@@ -23,10 +23,17 @@ from progress.gpu.results import parse_csv
     "--suite",
     "suites",
     multiple=True,
-    required=True,
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="Directory the results' test keys are relative to (repeatable; a key found in two "
     "suites as different tests is an error).",
+)
+@click.option(
+    "--keys",
+    "keys_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Take the verdicts from a keys file (the synthesizer's, for a run of `progress run --keys`) "
+    "instead of checking --suite tests.",
 )
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option(
@@ -35,7 +42,7 @@ from progress.gpu.results import parse_csv
     default=None,
     help="Leave a test's verdict undecided past this many states.",
 )
-def conform(results_csv, suites, fmt, max_states):
+def conform(results_csv, suites, keys_path, fmt, max_states):
     """For each model and fairness: the conformance tests that failed on the
     device, and whether the device is "consistent with" or "violates" it.
 
@@ -50,14 +57,12 @@ def conform(results_csv, suites, fmt, max_states):
         heuristics, rows = parse_csv(read_text(results_csv))
     except ValueError as error:
         raise InputError(f"{results_csv}: {error}") from None
-    queries = queries_for(all_models())
-    verdicts, missing = {}, []
-    for key in rows:
-        path = _find(key, suites)
-        if path is None:
-            missing.append(key)
-            continue
-        verdicts[key] = check_program(load(path), queries, max_states=max_states, witnesses=False).verdicts
+    if bool(suites) == (keys_path is not None):
+        raise UsageError("give --suite DIR (check the tests) or --keys FILE (the synthesizer's verdicts), one of them")
+    if keys_path is not None:
+        verdicts, missing = keyed_verdicts(keys_path, rows)
+    else:
+        verdicts, missing = _checked(rows, suites, max_states)
     if not verdicts:
         example = f", such as {missing[0]!r}" if missing else ""
         raise InputError(
@@ -85,6 +90,39 @@ def conform(results_csv, suites, fmt, max_states):
         + "\n"
         + printable(conforming.render_text(report, heuristics))  # the CSV's keys may hold control characters
     )
+
+
+def _checked(rows, suites, max_states) -> tuple[dict, list[str]]:
+    """The checker's verdicts of every result found in a --suite directory, and the keys not found."""
+    queries = queries_for(all_models())
+    verdicts, missing = {}, []
+    for key in rows:
+        path = _find(key, suites)
+        if path is None:
+            missing.append(key)
+            continue
+        verdicts[key] = check_program(load(path), queries, max_states=max_states, witnesses=False).verdicts
+    return verdicts, missing
+
+
+def keyed_verdicts(path: Path, rows) -> tuple[dict, list[str]]:
+    """The keys file's verdicts of every result it holds (keyed as `progress run
+    --keys` keys them, `3t5i/17.axb`), and the keys it does not hold. A
+    label is `model/fairness` or a model without fairness (`unfair`)."""
+    from progress.synth.keys import open_keys
+
+    verdicts: dict[str, tuple[Verdict, ...]] = {}
+    with open_keys(path) as keys:
+        label = keys.bounds.label
+        names = [(name.split("/")[0], name.split("/")[1] if "/" in name else NO_FAIRNESS) for name in keys.labels]
+        for number, (_, mask) in enumerate(keys.tests()):
+            key = f"{label}/{number}.axb"
+            if key in rows:
+                cells = [(mask >> (2 * i)) & 3 for i in range(len(names))]
+                verdicts[key] = tuple(
+                    Verdict(m, f, None if c == 2 else c == 1, 0, 0) for (m, f), c in zip(names, cells)
+                )
+    return verdicts, [key for key in rows if key not in verdicts]
 
 
 def _find(key: str, suites) -> Path | None:
