@@ -193,6 +193,7 @@ def cli(monkeypatch):
 
     monkeypatch.setitem(run.INTERPRETERS, "sim", "interp_sim:SimInterp")
     monkeypatch.setitem(run.BACKENDS, "sim", "interp_sim:SimInterp")
+    monkeypatch.setattr(run, "DEFAULT_INTERP", {"cuda", "sim"})
     for param in run.run.params:
         if param.name == "backend":
             monkeypatch.setattr(param, "type", click.Choice(list(run.BACKENDS)))

@@ -49,8 +49,10 @@ BACKENDS = {
     "cpu": "progress.gpu.cpu:CpuBackend",
 }
 """Each --backend name and its class ("module:class"), imported only when chosen."""
-INTERPRETERS = {"cuda": "progress.gpu.cuda:CudaInterp"}
+INTERPRETERS = {"cuda": "progress.gpu.cuda:CudaInterp", "wgpu": "progress.gpu.wgpu_interp:WgpuInterp"}
 """The backends with an interpreter (`--codegen interp`) and its class."""
+DEFAULT_INTERP = {"cuda"}
+"""The backends whose default codegen is the interpreter (the others: per-test)."""
 MAX_PACK = 2**31 - 1
 
 
@@ -242,7 +244,7 @@ def _settings(heuristics_text, iterations, deadline_text, instances_text) -> Set
 
 def _codegen(codegen: str | None, backend: str, stop_early: bool) -> str:
     """The codegen to use: the interpreter where the backend has one, unless told."""
-    chosen = codegen or ("interp" if backend in INTERPRETERS else "per-test")
+    chosen = codegen or ("interp" if backend in DEFAULT_INTERP else "per-test")
     if chosen == "interp" and backend not in INTERPRETERS:
         raise UsageError(
             f"--codegen interp: the {backend} backend has no interpreter "
