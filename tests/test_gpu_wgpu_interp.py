@@ -76,3 +76,33 @@ def test_cli_runs_the_wgsl_interpreter(tmp_path, interp, capsys):
     assert out.read_text().splitlines()[0] == "test,plain,rr,chunked"
     meta = json.loads(out.with_suffix(".json").read_text())
     assert meta["codegen"] == "interp" and meta["backend"] == "wgpu" and meta["complete"]
+
+
+def test_a_run_killed_mid_launch_resumes_to_the_uninterrupted_csv(tmp_path, oopsla_dir):
+    """SIGKILL a real `progress run --codegen interp` on lavapipe between packs
+    (--pack 640: ten 2-thread tests a launch), resume it, and get the bytes of
+    a run that was never interrupted (LP_NUM_THREADS=1 makes cells deterministic)."""
+    import signal
+    import subprocess
+    import time
+
+    entry = "import sys; from progress.cli import main; main(sys.argv[1:])"
+    env = {**os.environ, "LP_NUM_THREADS": "1"}
+
+    def command(out):
+        args = ["run", str(Path(oopsla_dir) / "2t3i"), "--backend", "wgpu", "--codegen", "interp"]
+        return [sys.executable, "-c", entry, *args, "--iterations", "1", "--pack", "640", "-o", str(out)]
+
+    whole = tmp_path / "whole.csv"
+    subprocess.run(command(whole), env=env, check=True, capture_output=True)
+    cut = tmp_path / "cut.csv"
+    process = subprocess.Popen(command(cut), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not cut.exists() or cut.read_text().count("\n") < 12):
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    rows = cut.read_text().count("\n") - 1
+    assert 10 <= rows < whole.read_text().count("\n") - 1, rows  # killed mid-run
+    subprocess.run([*command(cut), "--resume"], env=env, check=True, capture_output=True)
+    assert cut.read_bytes() == whole.read_bytes()
