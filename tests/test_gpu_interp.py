@@ -322,3 +322,20 @@ def test_conform_keys_verdicts_are_the_checkers(tmp_path):
         assert {(v.model, v.fairness, v.terminates) for v in checked} == {
             (v.model, v.fairness, v.terminates) for v in verdicts[f"3t5i/{n}.axb"]
         }
+
+
+def test_conform_wants_suite_or_keys(tmp_path, capsys):
+    from progress.cli import main
+
+    results = tmp_path / "r.csv"
+    results.write_text("test,plain\n3t5i/0.axb,P\n")
+    keys = REPO / "docs" / "results" / "suites" / "3t5i.keys.gz"
+    for args in ([], ["--keys", str(keys), "--suite", str(tmp_path)]):
+        with pytest.raises(SystemExit) as stopped:
+            main(["conform", str(results), *args])
+        assert stopped.value.code == 2
+        assert "--suite DIR" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:
+        main(["conform", str(results), "--keys", str(keys)])
+    assert stopped.value.code in (0, None)
+    assert "1 tests checked" in capsys.readouterr().out
