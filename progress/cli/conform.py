@@ -10,7 +10,7 @@ import click
 
 from progress.cli.inputs import load, read_text
 from progress.cli.outputs import write_stdout
-from progress.core.analyze import check_program, queries_for
+from progress.core.analyze import NO_FAIRNESS, Verdict, check_program, queries_for
 from progress.core.registry import all_models
 from progress.errors import InputError, UsageError, printable
 from progress.front.axb.parse import parse_program
@@ -28,6 +28,14 @@ from progress.gpu.results import parse_csv
     help="Directory the results' test keys are relative to (repeatable; a key found in two "
     "suites as different tests is an error).",
 )
+@click.option(
+    "--keys",
+    "keys_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Take the verdicts from a keys file (the synthesizer's, for a run of `progress run --keys`) "
+    "instead of checking --suite tests.",
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option(
     "--max-states",
@@ -37,11 +45,12 @@ from progress.gpu.results import parse_csv
 )
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None, help="A results database.")
 @click.option("--run", "run_id", default=None, help="With --db: the run (its id or name; `progress results list`).")
-def conform(results_csv, suites, fmt, max_states, db, run_id):
+def conform(results_csv, suites, keys_path, fmt, max_states, db, run_id):
     """For each model and fairness: the conformance tests that failed on the
     device, and whether the device is "consistent with" or "violates" it.
 
-    RESULTS is a CSV written by `progress run`, with --suite; or `--db FILE
+    RESULTS is a CSV written by `progress run`, with --suite (or --keys, for
+    a run of a keys file: the synthesizer's verdicts); or `--db FILE
     --run ID` names a run in a results database, whose tests are stored
     with it. Verdicts come from the checker; tests of RESULTS found in no
     --suite directory are left out (and counted); when none is found,
@@ -51,30 +60,29 @@ def conform(results_csv, suites, fmt, max_states, db, run_id):
     model), 2 bad input or no test of RESULTS in any --suite.
     """
     if db is not None or run_id is not None:
-        if results_csv is not None or suites or db is None or run_id is None:
-            raise UsageError("give RESULTS with --suite, or --db FILE with --run ID (not both)")
+        if results_csv is not None or suites or keys_path is not None or db is None or run_id is None:
+            raise UsageError("give RESULTS with --suite (or --keys), or --db FILE with --run ID (not both)")
         name, heuristics, rows, verdicts, missing = _stored(db, run_id, max_states)
-    elif results_csv is None or not suites:
-        raise UsageError("give RESULTS with --suite DIR, or --db FILE with --run ID")
+    elif results_csv is None or bool(suites) == (keys_path is not None):
+        raise UsageError(
+            "give RESULTS with --suite DIR (check the tests) or --keys FILE (the synthesizer's verdicts), "
+            "or --db FILE with --run ID"
+        )
     else:
         name = str(results_csv)
-        heuristics, rows, verdicts, missing = _from_csv(results_csv, suites, max_states)
+        heuristics, rows, verdicts, missing = _from_csv(results_csv, suites, keys_path, max_states)
     _report(name, heuristics, rows, verdicts, missing, fmt)
 
 
-def _from_csv(results_csv, suites, max_states):
+def _from_csv(results_csv, suites, keys_path, max_states):
     try:
         heuristics, rows = parse_csv(read_text(results_csv))
     except ValueError as error:
         raise InputError(f"{results_csv}: {error}") from None
-    queries = queries_for(all_models())
-    verdicts, missing = {}, []
-    for key in rows:
-        path = _find(key, suites)
-        if path is None:
-            missing.append(key)
-            continue
-        verdicts[key] = check_program(load(path), queries, max_states=max_states, witnesses=False).verdicts
+    if keys_path is not None:
+        verdicts, missing = keyed_verdicts(keys_path, rows)
+    else:
+        verdicts, missing = _checked(rows, suites, max_states)
     return heuristics, rows, verdicts, missing
 
 
@@ -144,3 +152,36 @@ def _find(key: str, suites) -> Path | None:
                 "give only the --suite the run used"
             )
     return found[0] if found else None
+
+
+def _checked(rows, suites, max_states) -> tuple[dict, list[str]]:
+    """The checker's verdicts of every result found in a --suite directory, and the keys not found."""
+    queries = queries_for(all_models())
+    verdicts, missing = {}, []
+    for key in rows:
+        path = _find(key, suites)
+        if path is None:
+            missing.append(key)
+            continue
+        verdicts[key] = check_program(load(path), queries, max_states=max_states, witnesses=False).verdicts
+    return verdicts, missing
+
+
+def keyed_verdicts(path: Path, rows) -> tuple[dict, list[str]]:
+    """The keys file's verdicts of every result it holds (keyed as `progress run
+    --keys` keys them, `3t5i/17.axb`), and the keys it does not hold. A
+    label is `model/fairness` or a model without fairness (`unfair`)."""
+    from progress.synth.keys import open_keys
+
+    verdicts: dict[str, tuple[Verdict, ...]] = {}
+    with open_keys(path) as keys:
+        label = keys.bounds.label
+        names = [(name.split("/")[0], name.split("/")[1] if "/" in name else NO_FAIRNESS) for name in keys.labels]
+        for number, (_, mask) in enumerate(keys.tests()):
+            key = f"{label}/{number}.axb"
+            if key in rows:
+                cells = [(mask >> (2 * i)) & 3 for i in range(len(names))]
+                verdicts[key] = tuple(
+                    Verdict(m, f, None if c == 2 else c == 1, 0, 0) for (m, f), c in zip(names, cells)
+                )
+    return verdicts, [key for key in rows if key not in verdicts]

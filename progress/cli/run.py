@@ -14,14 +14,25 @@ from pathlib import Path
 import click
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
 
 from progress.cli.inputs import expand, load, read_text
 from progress.cli.outputs import LineWriter, write_file
+from progress.cli.run_inputs import encoded, keyed_tests
 from progress.core.program import Program
 from progress.errors import InputError, UsageError, printable
 from progress.gpu import results
 from progress.gpu.database import record_run, usable_database
+from progress.gpu.packed import STOP_EARLY_RULE, plan, run_packed
 from progress.gpu.runner import (
     MAX_ITERATIONS,
     Settings,
@@ -39,10 +50,42 @@ BACKENDS = {
     "cpu": "progress.gpu.cpu:CpuBackend",
 }
 """Each --backend name and its class ("module:class"), imported only when chosen."""
+INTERPRETERS = {"cuda": "progress.gpu.cuda:CudaInterp", "wgpu": "progress.gpu.wgpu_interp:WgpuInterp"}
+"""The backends with an interpreter (`--codegen interp`) and its class."""
+DEFAULT_INTERP = {"cuda"}
+"""The backends whose default codegen is the interpreter (the others: per-test)."""
+MAX_PACK = 2**31 - 1
 
 
 @click.command()
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1)
+@click.option(
+    "--keys",
+    "keys_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Run the tests of a keys file (progress synth --save-keys) instead of PATHS, keyed as its export names them.",
+)
+@click.option(
+    "--codegen",
+    type=click.Choice(["interp", "per-test"]),
+    default=None,
+    help="interp: one interpreter kernel, many tests per launch (default where the backend has one: cuda); "
+    "per-test: a generated kernel per test, one test per launch.",
+)
+@click.option(
+    "--stop-early",
+    is_flag=True,
+    help="interp: stop a test under a heuristic once it both passed and failed (its class, F (k/n), "
+    "cannot change); the cell's n says how many iterations ran.",
+)
+@click.option(
+    "--pack",
+    "pack_text",
+    default="auto",
+    show_default=True,
+    help="interp: the most workgroups of one launch, as many tests as fit (auto: the backend's choice).",
+)
 @click.option(
     "--backend",
     type=click.Choice(list(BACKENDS)),
@@ -108,7 +151,23 @@ BACKENDS = {
     callback=lambda ctx, param, value: usable_database(value),
     help="Also record the finished run in this results database (docs/devices.md).",
 )
-def run(paths, backend, adapter, heuristics_text, iterations, deadline_text, instances_text, output, resume, force, db):
+def run(
+    paths,
+    keys_path,
+    codegen,
+    stop_early,
+    pack_text,
+    backend,
+    adapter,
+    heuristics_text,
+    iterations,
+    deadline_text,
+    instances_text,
+    output,
+    resume,
+    force,
+    db,
+):
     """Run each test under each heuristic and record P or F (k/N).
 
     PATHS are .axb files, directories or @LIST files; a test's key in the CSV
@@ -124,25 +183,43 @@ def run(paths, backend, adapter, heuristics_text, iterations, deadline_text, ins
     if resume and force:
         raise UsageError("--resume keeps the results and --force overwrites them: give one")
     settings = _settings(heuristics_text, iterations, deadline_text, instances_text)
-    keyed = _keyed_paths(list(paths))
-    tests = [(key, load(path)) for key, path in keyed]
-    inputs = _fingerprint(tests)
+    codegen = _codegen(codegen, backend, stop_early)
     if adapter is not None and backend != "wgpu":
         raise UsageError("--adapter applies to --backend wgpu only")
-    engine = _backend(backend, adapter, settings)
+    pack = _pack_option(pack_text, codegen)
+    tests, inputs, files = _tests(list(paths), keys_path)
+    engine = _backend(backend, adapter, settings, codegen)
+    limit = _pack_limit(engine, pack) if codegen == "interp" else 0
     try:
         check_launches(engine, [program for _, program in tests], settings)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    done = _resumable(output, settings, engine.name, inputs) if resume else _fresh(output, force)
+    run_options = {"codegen": codegen, "stop_early": stop_early, "pack": pack if pack is not None else "auto"}
+    done = _resumable(output, settings, engine.name, inputs, run_options) if resume else _fresh(output, force)
     todo = [(key, program) for key, program in tests if key not in done]
+    words = list(encoded(todo, files)) if codegen == "interp" else []
+    if codegen == "interp":
+        _check_packs(engine, words, settings, limit)
     _compile(engine, [program for _, program in todo])
-    meta = results.metadata(engine.metadata(), settings, len(keyed), list(paths))
-    meta["inputs"] = inputs
+    meta = results.metadata(engine.metadata(), settings, len(tests), list(paths) or [str(keys_path)])
+    meta.update(inputs=inputs, **run_options)
+    if codegen == "interp":
+        meta["pack_workgroups"] = limit
+        meta["packing"] = (
+            "tests of one thread count, as many as fit pack_workgroups under the largest launch, run K at a time "
+            "in one launch: packed workgroup g runs workgroup g div K of test g mod K (docs/gpu.md, Packing)"
+        )
+    if stop_early:
+        meta["stop_early_rule"] = STOP_EARLY_RULE
     started = time.monotonic()
     meta["started"] = datetime.now(UTC).isoformat(timespec="seconds")
     _write_json(output.with_suffix(".json"), {**meta, "complete": False})
-    all_rows = {**done, **_drive(engine, todo, settings, output, append=bool(done))}
+    outcomes = (
+        run_packed(engine, words, settings, limit, stop_early)
+        if codegen == "interp"
+        else run_tests(engine, [p for _, p in todo], settings)
+    )
+    all_rows = {**done, **_drive(outcomes, todo, settings, output, append=bool(done))}
     meta.update(
         complete=True,
         elapsed_s=round(time.monotonic() - started, 1),
@@ -175,6 +252,76 @@ def _settings(heuristics_text, iterations, deadline_text, instances_text) -> Set
     except ValueError as error:
         raise UsageError(str(error)) from None
     return settings
+
+
+def _codegen(codegen: str | None, backend: str, stop_early: bool) -> str:
+    """The codegen to use: the interpreter where the backend has one, unless told."""
+    chosen = codegen or ("interp" if backend in DEFAULT_INTERP else "per-test")
+    if chosen == "interp" and backend not in INTERPRETERS:
+        raise UsageError(
+            f"--codegen interp: the {backend} backend has no interpreter "
+            f"(it has: {', '.join(INTERPRETERS)}); use --codegen per-test"
+        )
+    if stop_early and chosen != "interp":
+        raise UsageError("--stop-early needs --codegen interp")
+    return chosen
+
+
+def _pack_option(text: str, codegen: str) -> int | None:
+    """--pack: None (auto) or the most workgroups of a packed launch."""
+    raw = text.strip()
+    if raw == "auto":
+        return None
+    if codegen != "interp":
+        raise UsageError("--pack applies to --codegen interp only")
+    if not raw.isdigit() or len(raw) > 12 or not 1 <= int(raw) <= MAX_PACK:
+        raise UsageError(f"--pack takes auto or a number of workgroups from 1 to {MAX_PACK}, not {text!r}")
+    return int(raw)
+
+
+def _pack_limit(engine, pack: int | None) -> int:
+    """The workgroups of one packed launch: --pack, at most what the device launches."""
+    if pack is None:
+        return min(engine.pack_workgroups, engine.max_workgroups)
+    if pack > engine.max_workgroups:
+        raise UsageError(
+            f"--pack {pack}: the {engine.name} backend launches at most {engine.max_workgroups} workgroups at once"
+        )
+    return pack
+
+
+def _check_packs(engine, words, settings: Settings, limit: int) -> None:
+    """Every pack fits one launch and the device's memory, before anything runs."""
+    from progress.gpu.pack import memory_bytes
+    from progress.gpu.packed import instances
+
+    try:
+        batches = plan(engine, words, settings, limit)
+    except ValueError as error:
+        raise UsageError(f"--pack {limit}: {error}; give a larger --pack or fewer --instances") from None
+    budget: int = getattr(engine, "memory_limit", 0)
+    for batch in batches if budget else ():
+        chosen = [words[i] for i in batch]
+        need = memory_bytes(chosen, instances(engine, settings, chosen[0].threads))
+        if need > budget:
+            raise UsageError(
+                f"--pack {limit}: a pack of {len(chosen)} tests needs {need} bytes of device memory, more than the "
+                f"{budget} this run allows itself (half the device's); give a smaller --pack or fewer --instances"
+            )
+
+
+def _tests(paths: list[str], keys_path: Path | None) -> tuple[list[tuple[str, Program]], str, dict[str, Path]]:
+    """(key, program) per test, the inputs' digest, and each key's file (none for keys files)."""
+    if keys_path is not None:
+        if paths:
+            raise UsageError("give PATHS or --keys, not both")
+        tests, inputs = keyed_tests(keys_path)
+        return tests, inputs, {}
+    if not paths:
+        raise UsageError("no tests: give PATHS (.axb files, directories, @LISTs) or --keys FILE")
+    keyed = _keyed_paths(paths)
+    tests = [(key, load(path)) for key, path in keyed]
+    return tests, _fingerprint(tests), dict(keyed)
 
 
 def _keyed_paths(paths: list[str]) -> list[tuple[str, Path]]:
@@ -224,13 +371,22 @@ def _fresh(output: Path, force: bool) -> dict[str, dict[str, str]]:
     return {}
 
 
-def _resumable(output: Path, settings: Settings, backend: str, inputs: str) -> dict[str, dict[str, str]]:
+def _resumable(
+    output: Path, settings: Settings, backend: str, inputs: str, run_options: dict
+) -> dict[str, dict[str, str]]:
     """The tests already in `output`, after checking it was written by a run of
-    the same inputs, options and backend (its .json metadata says so)."""
+    the same inputs, options and backend (its .json metadata says so). A last
+    line without its newline (the run was killed while writing it) is dropped
+    from the file: that test runs again."""
     if not output.exists():
         return {}
+    text = read_text(output)
+    if text and not text.endswith("\n"):
+        text = text[: text.rfind("\n") + 1]
+        with open(output, "r+b") as file:
+            file.truncate(len(text.encode("utf-8")))
     try:
-        heuristics, rows = results.parse_csv(read_text(output))
+        heuristics, rows = results.parse_csv(text)
     except ValueError as error:
         raise UsageError(f"cannot resume from {output}: {error}") from None
     meta_path = output.with_suffix(".json")
@@ -248,6 +404,7 @@ def _resumable(output: Path, settings: Settings, backend: str, inputs: str) -> d
         "deadline_s": settings.deadline_s,
         "instances": settings.instances if settings.instances is not None else "auto",
         "inputs": inputs,
+        **run_options,
     }
     stored = meta if isinstance(meta, dict) else {}
     differ = [f"{k}={stored.get(k)} (not {v})" for k, v in wanted.items() if stored.get(k) != v]
@@ -268,48 +425,60 @@ def _compile(engine, programs: list[Program]) -> None:
         engine.prepare(programs, progress=lambda done: bar.update(task, completed=done))
 
 
-def _backend(name: str, adapter: str | None, settings: Settings):
+def _backend(name: str, adapter: str | None, settings: Settings, codegen: str):
     """The chosen backend, constructed (it raises BackendUnavailable when it cannot run here).
     wgpu also takes the adapter and the settings (it calibrates for the launches they need)."""
-    module, attribute = BACKENDS[name].split(":")
+    module, attribute = (INTERPRETERS if codegen == "interp" else BACKENDS)[name].split(":")
     kind = getattr(importlib.import_module(module), attribute)
     return kind(adapter, settings) if name == "wgpu" else kind()
 
 
-def _drive(engine, todo, settings: Settings, output: Path, append: bool) -> dict[str, dict[str, str]]:
-    """Run everything, writing each test's row and details as they complete;
-    the rows run, {key: {heuristic: cell}}."""
+def _drive(outcomes, todo, settings: Settings, output: Path, append: bool) -> dict[str, dict[str, str]]:
+    """Write each test's row and details as its outcomes arrive (every
+    heuristic of a test together, in `outcomes`' order); the rows run,
+    {key: {heuristic: cell}}."""
     done: dict[str, dict[str, str]] = {}
     per_test = len(settings.heuristics)
     with ExitStack() as stack:
         table = stack.enter_context(LineWriter(output, append))
         detail = stack.enter_context(LineWriter(output.with_suffix(".jsonl"), append))
-        bar = stack.enter_context(_progress())
-        task = bar.add_task("running", total=len(todo) * per_test)
+        bar = stack.enter_context(_progress(tests_rate=True))
+        task = bar.add_task("running", total=len(todo))
         if not append:
             table.write(results.header(settings.heuristics))  # an interrupted run keeps at least the header
         cells: list[str] = []
-        for index, heuristic, outcome in run_tests(engine, [p for _, p in todo], settings):
+        for index, heuristic, outcome in outcomes:
             key = todo[index][0]
             detail.write(json.dumps(results.detail(key, heuristic, outcome), separators=(",", ":")) + "\n")
             cells.append(results.cell(outcome))
-            bar.update(task, advance=1, description=escape(printable(f"{key} {heuristic}", newlines=False)))
             if len(cells) == per_test:
                 table.write(results.row(key, cells))
                 done[key] = dict(zip(settings.heuristics, cells))
                 cells = []
+                bar.update(task, advance=1, description=escape(printable(key, newlines=False)))
     return done
 
 
-def _progress() -> Progress:
-    return Progress(
+class TestsPerSecond(ProgressColumn):
+    """Tests (every heuristic done) per second so far."""
+
+    def render(self, task) -> Text:
+        elapsed = task.elapsed or 0.0
+        rate = task.completed / elapsed if elapsed > 0 else 0.0
+        return Text(f"{rate:,.1f} tests/s")
+
+
+def _progress(tests_rate: bool = False) -> Progress:
+    columns = [
         TextColumn("{task.description:<28}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
-        console=Console(stderr=True),
-    )
+    ]
+    if tests_rate:
+        columns.append(TestsPerSecond())
+    return Progress(*columns, console=Console(stderr=True))
 
 
 def _write_json(path: Path, data: dict) -> None:

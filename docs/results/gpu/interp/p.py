@@ -1,0 +1,5 @@
+import sys
+
+from progress.cli import main
+
+main(sys.argv[1:])
