@@ -10,4 +10,5 @@ MODEL = ProgressModel(
     memory=STARTED,
     below=("HSA+OBE",),
     rank=5,
+    view=lambda started, n: up_to_highest(started),
 )
