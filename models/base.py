@@ -45,7 +45,7 @@ class ProgressModel:
     order (docs/semantics.md section 5); `rank` orders tables; `has_fairness=False` marks
     a model whose F is always empty, so weak and strong coincide.
 
-    Reductions the large-test checker may use (docs/semantics.md section 8a;
+    Reductions the large-test checker may use (docs/semantics.md section 9;
     `progress.core.contract` checks each claim on small thread counts):
     `symmetric`: F does not look at thread ids, fair(pi e, pi m, n) =
     pi fair(e, m, n) for every permutation pi (used only with NONE or

@@ -16,7 +16,7 @@ checks, with a message naming the model and the inputs:
   and after() does not mutate its input;
 - the names in `below` are registered models (or in `known`), and the
   model is not below itself;
-- the reductions it declares hold (docs/semantics.md section 8a):
+- the reductions it declares hold (docs/semantics.md section 9):
   `symmetric`: its memory is NONE or STARTED and F commutes with every
   permutation of thread ids; `view`: equal views give equal F for every
   enabled set and equal views after every step; `contains`: each named

@@ -1,5 +1,5 @@
 """Compiled kernels of the large-test checker (progress/core/scale.py drives
-them; docs/semantics.md sections 4 and 8a say what they compute).
+them; docs/semantics.md sections 4 and 9 say what they compute).
 
 `explore` builds, resumably, the reachable product of one program with a
 model memory on packed states (progress/core/packed.py): a state is a key

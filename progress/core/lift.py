@@ -1,10 +1,10 @@
-"""Deciding a symmetric quotient's SCC on its lift (docs/semantics.md section 8a).
+"""Deciding a symmetric quotient's SCC on its lift (docs/semantics.md section 9).
 
 In a quotient by permutations of identical threads, an edge inside an SCC
 may carry a permutation, so "thread t steps inside" cannot be read off the
 quotient. The lift of a quotient SCC from one of its states is the set of
 original states reachable from it through states whose representative lies
-in that SCC: it is exactly one original SCC (section 8a, lemma 2), and every
+in that SCC: it is exactly one original SCC (section 9, lemma 2), and every
 other original SCC over the quotient SCC is a permutation of it, with the
 same verdict. The lift is small in practice (spin loops), so it is built
 here in Python and decided by progress.core.check.

@@ -7,7 +7,7 @@ lassos; or None when the program does not fit (more than
 62 bits of packed state, or a model memory it cannot tabulate). Per query
 the model's product is explored once and shared by every model on the same
 product; its SCCs are computed once and shared by those models' weak and
-strong tests. Reductions (docs/semantics.md section 8a):
+strong tests. Reductions (docs/semantics.md section 9):
 
 - memory: NONE and STARTED are machine words; a model's `view` quotients
   its memory to the classes F reads (tabulated by calling `after`);
@@ -149,7 +149,7 @@ def _decide_all(shape, asks, plans, n, max_states, deadline) -> list[Outcome]:
 def _settler(previous: Explored | None, sharing: list[ProgressModel], n: int):
     """Stop early when every sharing model has a strong witness among the
     states expanded so far (a witness there is one of the whole LTS:
-    docs/semantics.md section 8a); never after an early stop was not enough."""
+    docs/semantics.md section 9); never after an early stop was not enough."""
     if previous is not None:
         return None
 

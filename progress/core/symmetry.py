@@ -1,4 +1,4 @@
-"""Symmetry of identical threads (docs/semantics.md section 8a).
+"""Symmetry of identical threads (docs/semantics.md section 9).
 
 Threads with the same instruction list (same locations, same numbers) are
 interchangeable in the program: permuting them maps runs to runs. A model
