@@ -176,6 +176,15 @@ def test_a_program_too_wide_to_pack_goes_back_to_the_python_checker():
     assert scale.check_large(program, ASKS) is None
 
 
+def test_more_threads_than_the_kernel_takes_go_back_to_the_python_checker():
+    """31 one-instruction threads: no state bound is reached by the Python
+    checker either (2^31 states), so the bound decides, as it would there."""
+    program = parse_program("".join(f"thread {t}\n  AXB(x, 0, end, true, 1)\n" for t in range(31)), "wide.axb")
+    assert scale.check_large(program, ASKS) is None
+    report = check_program(program, QUERIES, max_states=LARGE + 10, witnesses=False)
+    assert {v.terminates for v in report.verdicts} == {None}
+
+
 @pytest.mark.parametrize(
     ("name", "change", "words"),
     [

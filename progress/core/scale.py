@@ -3,9 +3,9 @@ on packed states with compiled kernels (issue 22).
 
 `check_large(program, asks, ...)`, asks being (model, strong?) pairs,
 returns per ask an `Outcome`: what `check_program` would report, minus the
-lassos; or None when the program does not fit (more than
-62 bits of packed state, or a model memory it cannot tabulate). Per query
-the model's product is explored once and shared by every model on the same
+lassos; or None when the program does not fit (more than 124 bits of
+packed state, more than MAX_THREADS threads, or a model memory it cannot
+tabulate). Per query the model's product is explored once and shared by every model on the same
 product; its SCCs are computed once and shared by those models' weak and
 strong tests. Reductions (docs/semantics.md section 9):
 
@@ -38,6 +38,9 @@ from progress.core.symmetry import groups
 from progress.errors import Inconclusive
 from progress.models.base import NONE, STARTED, ProgressModel
 
+MAX_THREADS = 30
+"""More threads than this go back to check_program: F is looked up by
+enabled set x STARTED word in one int64."""
 MAX_TABLE = 1 << 20
 """Memory values x threads beyond which a memory is not tabulated."""
 CHUNK = 1 << 20
@@ -102,9 +105,9 @@ def check_large(
     """An Outcome per (model, strong?) ask, or None when the program does not fit."""
     machine = compile_program(program)
     shape = layout(machine)
-    if shape is None:
-        return None
     n = machine.n_threads
+    if shape is None or n > MAX_THREADS:
+        return None
     plans = {model.name: _plan(model, machine) for model, _ in asks}
     if any(p is None for p in plans.values()):
         return None
