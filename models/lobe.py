@@ -11,4 +11,5 @@ MODEL = ProgressModel(
     below=("HSA+OBE",),
     rank=5,
     view=lambda started, n: up_to_highest(started),
+    contains=("OBE",),
 )
