@@ -31,7 +31,7 @@ SETTINGS = dict(
     derandomize=True,
     deadline=None,
     database=None,
-    max_examples=150,
+    max_examples=60,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 
