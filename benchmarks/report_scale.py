@@ -68,8 +68,9 @@ def markdown(result: dict) -> str:
         "",
         "States are those the compiled checker stored, not the unreduced product's: mutex 16 under HSA+OBE",
         "has up to 3^16 + 16 x 3^15, about 2.7e8, unreduced states (each thread unstarted, spinning, holding",
-        "or done), its OBE orbit quotient 273. HSA's and the barrier's HSA+OBE counts near 70,000-80,000 are early stops (a strong",
-        "witness among the first 2^16 states, docs/semantics.md section 9.1). Ticket 16 needs 126 bits of",
+        "or done), its OBE orbit quotient 273. HSA's and the barrier's HSA+OBE counts near 70,000-80,000",
+        "are early stops (a strong witness among the first 2^16 states, docs/semantics.md section 9.1).",
+        "Ticket 16 needs 126 bits of",
         "packed state (46 instructions a thread) and goes back to the Python checker.",
         "",
     ]
