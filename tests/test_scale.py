@@ -213,3 +213,18 @@ def test_cli_on_a_large_test(tmp_path):
     assert fair.returncode == 0 and fair.stdout.count('"terminates":true') == 2
     first, second = run("--format", "json"), run("--format", "json")
     assert first.stdout == second.stdout and first.stdout.count('"witness":null') == 11
+
+
+def test_a_memory_that_cannot_be_tabulated_goes_back_to_the_python_checker():
+    """A plug-in memory whose `after` raises on a value runs never reach
+    (counting steps past 3) is not tabulated; check_program decides alone."""
+    from progress.models.base import Memory, ProgressModel
+
+    def after(count: int, thread: int) -> int:
+        if count >= 3:
+            raise ValueError("no run of this test gets here")
+        return count + 1
+
+    odd = ProgressModel("steps", "F = every enabled thread", lambda e, m, n: e, Memory("steps", lambda n: 0, after))
+    program = parse_program("thread 0\n  AXB(x, 0, end, true, 1)\nthread 1\n  AXB(x, 1, end, true, 0)\n", "two.axb")
+    assert scale.check_large(program, [(odd, False)]) is None

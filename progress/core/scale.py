@@ -188,7 +188,17 @@ def _plan_key(plan: Product) -> tuple:
 
 def _tabulate(model: ProgressModel, n: int) -> tuple[np.ndarray, tuple[Hashable, ...]] | None:
     """The memory's classes under `model.view` (identity if None): the
-    class of each value reached, one value standing for each class."""
+    class of each value reached, one value standing for each class; None
+    past MAX_TABLE, or when the plug-in's `after` or `view` raises on a
+    value or thread no run may reach (check_program then calls it only
+    where runs go, as progress.core.batch does)."""
+    try:
+        return _classes(model, n)
+    except Exception:  # a plug-in's function on a pair no run reaches
+        return None
+
+
+def _classes(model: ProgressModel, n: int) -> tuple[np.ndarray, tuple[Hashable, ...]] | None:
     memory = model.memory
     view = model.view or (lambda value, n: value)
     first = memory.initial(n)
