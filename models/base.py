@@ -44,6 +44,16 @@ class ProgressModel:
     `below` names the models immediately below this one in the fairness
     order (docs/semantics.md section 5); `rank` orders tables; `has_fairness=False` marks
     a model whose F is always empty, so weak and strong coincide.
+
+    Reductions the large-test checker may use (docs/semantics.md section 9;
+    `progress.core.contract` checks each claim on small thread counts):
+    `symmetric`: F does not look at thread ids, fair(pi e, pi m, n) =
+    pi fair(e, m, n) for every permutation pi (used only with NONE or
+    STARTED, whose values it can permute); `view`: the part of the memory F
+    reads, view(m) = view(m') implying equal F for every enabled set and
+    equal views after every step; `contains`: models whose F, in every
+    state, is a subset of this model's (their memory NONE or this one's), so
+    their passes are this model's passes.
     """
 
     name: str
@@ -54,6 +64,9 @@ class ProgressModel:
     rank: int = 100
     has_fairness: bool = True
     doc: str = field(default="", repr=False)
+    symmetric: bool = False
+    view: Callable[[Any, int], Hashable] | None = None
+    contains: tuple[str, ...] = ()
 
 
 def lowest(mask: int) -> int:

@@ -10,4 +10,5 @@ MODEL = ProgressModel(
     memory=NONE,
     below=("LOBE",),
     rank=1,
+    symmetric=True,
 )

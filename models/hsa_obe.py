@@ -10,4 +10,5 @@ MODEL = ProgressModel(
     memory=STARTED,
     below=("HSA", "OBE"),
     rank=4,
+    contains=("HSA", "OBE"),
 )

@@ -10,4 +10,6 @@ MODEL = ProgressModel(
     memory=STARTED,
     below=("HSA+OBE",),
     rank=5,
+    view=lambda started, n: up_to_highest(started),
+    contains=("OBE",),
 )

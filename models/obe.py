@@ -10,4 +10,5 @@ MODEL = ProgressModel(
     memory=STARTED,
     below=("unfair",),
     rank=3,
+    symmetric=True,
 )

@@ -11,4 +11,5 @@ MODEL = ProgressModel(
     below=(),
     rank=0,
     has_fairness=False,
+    symmetric=True,
 )

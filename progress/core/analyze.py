@@ -6,6 +6,7 @@ LTS, shared by every model that uses it. Pure: no files, no printing.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -20,6 +21,10 @@ from progress.errors import Inconclusive
 from progress.models.base import ProgressModel
 
 NO_FAIRNESS = "none"
+LARGE = 50_000
+"""An LTS of more states sends the program to the compiled checker
+(progress/core/scale.py: verdicts without lassos); smaller tests stay here,
+without numba's start-up."""
 FAIRNESSES = (WEAK, STRONG)
 
 
@@ -68,14 +73,61 @@ def check_program(
     time_limit: float | None = None,
     witnesses: bool = True,
 ) -> TestReport:
-    budget = Budget(max_states, time_limit)
+    """Every query's verdict; an LTS past LARGE states hands the program to
+    the compiled checker (no lassos) unless `max_states` is at most LARGE,
+    and back here with the caller's bounds if it does not fit there."""
     digest = canonical_hash(program)
+    if max_states is None or max_states > LARGE:
+        budget = Budget(LARGE, time_limit)
+        verdicts = _check_here(program, queries, budget, witnesses)
+        if verdicts is None:
+            verdicts = _check_large(program, queries, max_states, budget)
+        if verdicts is not None:
+            return TestReport(program, digest, tuple(verdicts))
+        if _out_of_time(budget):
+            return TestReport(program, digest, tuple(_inconclusive(queries, "stopped at the time limit", LARGE)))
+        time_limit = None if budget.deadline is None else budget.deadline - time.monotonic()
+    budget = Budget(max_states, time_limit)
+    verdicts = _check_here(program, queries, budget, witnesses, give_up=False)
+    return TestReport(program, digest, tuple(verdicts or ()))
+
+
+def _check_here(
+    program: Program, queries: list[Query], budget: Budget, witnesses: bool, give_up: bool = True
+) -> list[Verdict] | None:
+    """Verdicts by this module; past the budget None if `give_up`, else inconclusive ones."""
     try:
-        explored = explore(compile_program(program), budget)
-        verdicts = _decide_all(program, explored, queries, budget, witnesses)
+        return _decide_all(program, explore(compile_program(program), budget), queries, budget, witnesses)
     except Inconclusive as stop:
-        verdicts = [Verdict(q.model.name, q.fairness, None, stop.states, 0, reason=stop.reason) for q in queries]
-    return TestReport(program, digest, tuple(verdicts))
+        return None if give_up else _inconclusive(queries, stop.reason, stop.states)
+
+
+def _inconclusive(queries: list[Query], reason: str | None, states: int) -> list[Verdict]:
+    return [Verdict(q.model.name, q.fairness, None, states, 0, reason=reason) for q in queries]
+
+
+def _out_of_time(budget: Budget) -> bool:
+    return budget.deadline is not None and time.monotonic() >= budget.deadline
+
+
+def _check_large(
+    program: Program, queries: list[Query], max_states: int | None, budget: Budget
+) -> list[Verdict] | None:
+    """The compiled checker's verdicts once an LTS passed LARGE states (None:
+    out of time, or the program does not fit it)."""
+    if _out_of_time(budget):
+        return None
+    from progress.core.scale import check_large  # loads numba: large tests only
+
+    left = None if budget.deadline is None else budget.deadline - time.monotonic()
+    asks = [(q.model, q.fairness == STRONG) for q in queries]
+    outcomes = check_large(program, asks, max_states, left)
+    if outcomes is None:
+        return None
+    return [
+        Verdict(q.model.name, q.fairness, o.terminates, o.states, o.transitions, reason=o.reason)
+        for q, o in zip(queries, outcomes)
+    ]
 
 
 def _decide_all(

@@ -15,7 +15,14 @@ checks, with a message naming the model and the inputs:
 - memory.initial(n) and memory.after(memory, t) are deterministic, hashable,
   and after() does not mutate its input;
 - the names in `below` are registered models (or in `known`), and the
-  model is not below itself.
+  model is not below itself;
+- the reductions it declares hold (docs/semantics.md section 9):
+  `symmetric`: its memory is NONE or STARTED and F commutes with every
+  permutation of thread ids; `view`: equal views give equal F for every
+  enabled set and equal views after every step; `contains`: each named
+  model's F is a subset of this one's in every state (that model's memory
+  NONE or this model's). `contains` is checked when `models` names the
+  contained model (the registry's models when `known` is None).
 
 Pure: no printing, no files; imports the registry only when `known` is None.
 """
@@ -24,8 +31,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Hashable, Iterable
+from itertools import permutations
 
-from progress.models.base import ProgressModel
+from progress.models.base import NONE, STARTED, ProgressModel
 
 
 def check_model_contract(
@@ -39,9 +47,19 @@ def check_model_contract(
     )
     _check_below(model, known)
     for n in range(1, max_threads + 1):
-        for memory in _memories(model, n, max_memories):
+        memories = _memories(model, n, max_memories)
+        for memory in memories:
             for enabled in range(1 << n):
                 _check_fair(model, enabled, memory, n)
+        check_reductions(model, n, memories, _contained(model, known))
+
+
+def _contained(model: ProgressModel, known: Iterable[str] | None) -> list[ProgressModel]:
+    if not model.contains or known is not None:
+        return []
+    from progress.core.registry import all_models
+
+    return [m for m in all_models() if m.name in model.contains]
 
 
 def _require(condition: bool, message: str) -> None:
@@ -115,3 +133,65 @@ def _check_fair(model: ProgressModel, enabled: int, memory: Hashable, n: int) ->
 
 def _same(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
+
+
+def check_reductions(model: ProgressModel, n: int, memories: list[Hashable], contained: list[ProgressModel]) -> None:
+    """The `symmetric`, `view` and `contains` claims on every enabled set and memory for n threads."""
+    if model.symmetric:
+        _check_symmetric(model, n, memories)
+    if model.view is not None:
+        _check_view(model, n, memories)
+    for other in contained:
+        _require(
+            other.memory is NONE or other.memory is model.memory,
+            f"model {model.name!r} contains {other.name!r}, whose memory is neither NONE nor its own",
+        )
+        for memory in memories:
+            for enabled in range(1 << n):
+                theirs = other.fair(enabled, None if other.memory is NONE else memory, n)
+                _require(
+                    theirs & ~model.fair(enabled, memory, n) == 0,
+                    f"model {model.name!r} claims to contain {other.name!r}, but at enabled={enabled:#b}, "
+                    f"memory={memory!r}, n={n} {other.name!r} has F={theirs:#b}",
+                )
+
+
+def _check_symmetric(model: ProgressModel, n: int, memories: list[Hashable]) -> None:
+    _require(
+        model.memory is NONE or model.memory is STARTED,
+        f"model {model.name!r} is symmetric but its memory is neither NONE nor STARTED",
+    )
+    for order in permutations(range(n)):
+        for memory in memories:
+            moved = None if model.memory is NONE else _permute(memory, order)  # type: ignore[arg-type]
+            for enabled in range(1 << n):
+                want = _permute(model.fair(enabled, memory, n), order)
+                got = model.fair(_permute(enabled, order), moved, n)
+                _require(
+                    got == want,
+                    f"model {model.name!r} is declared symmetric, but moving threads by {order} "
+                    f"turns F={want:#b} into {got:#b} (enabled={enabled:#b}, memory={memory!r}, n={n})",
+                )
+
+
+def _permute(mask: int, order: tuple[int, ...]) -> int:
+    return sum(1 << order[t] for t in range(len(order)) if mask >> t & 1)
+
+
+def _check_view(model: ProgressModel, n: int, memories: list[Hashable]) -> None:
+    view = model.view
+    assert view is not None
+    classes: dict[Hashable, Hashable] = {}
+    for memory in memories:
+        first = classes.setdefault(view(memory, n), memory)
+        for enabled in range(1 << n):
+            _require(
+                model.fair(enabled, memory, n) == model.fair(enabled, first, n),
+                f"model {model.name!r}: view({memory!r}) = view({first!r}) but F differs (enabled={enabled:#b}, n={n})",
+            )
+        for t in range(n):
+            after = (view(model.memory.after(memory, t), n), view(model.memory.after(first, t), n))
+            _require(
+                after[0] == after[1],
+                f"model {model.name!r}: view({memory!r}) = view({first!r}) but not after a step of thread {t} (n={n})",
+            )

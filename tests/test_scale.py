@@ -1,0 +1,230 @@
+"""The large-test checker (progress/core/scale.py) against the unreduced
+Python checker and the brute-force oracle (tests/brute.py): symmetric
+programs (identical threads, where the quotient and its lifts are used),
+random programs, the idiom families, early stops, the model reductions'
+contract, and the CLI on large files (bounds, exit codes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+
+import brute
+import families
+import pytest
+from conftest import progress_command
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from test_check_properties import instructions, programs
+
+from progress.core import explore_jit, lift, scale
+from progress.core.analyze import LARGE, check_program, queries_for
+from progress.core.contract import check_model_contract
+from progress.core.program import Program
+from progress.core.registry import all_models, find_model
+from progress.front.axb.parse import parse_program
+
+QUERIES = queries_for(all_models())
+ASKS = [(q.model, q.fairness == "strong") for q in QUERIES]
+SETTINGS = dict(
+    derandomize=True,
+    deadline=None,
+    database=None,
+    max_examples=60,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+
+def large(program: Program, **bounds) -> list[bool | None]:
+    outcomes = scale.check_large(program, ASKS, **bounds)
+    assert outcomes is not None
+    return [o.terminates for o in outcomes]
+
+
+def unreduced(program: Program) -> list[bool | None]:
+    return [v.terminates for v in check_program(program, QUERIES, witnesses=False).verdicts]
+
+
+def oracle(program: Program) -> list[bool]:
+    found = brute.verdicts(program, limit=20_000)
+    return [found[(q.model.name, q.fairness)] for q in QUERIES]
+
+
+@st.composite
+def symmetric_programs(draw) -> Program:
+    """k >= 2 copies of one thread, and maybe one other thread before or after."""
+    length = draw(st.integers(1, 3))
+    locs = ("x", "y")[: draw(st.integers(1, 2))]
+    body = tuple(draw(instructions(locs, i, length)) for i in range(length))
+    threads = [body] * draw(st.integers(2, 4))
+    if draw(st.booleans()):
+        other_length = draw(st.integers(1, 2))
+        other = tuple(draw(instructions(locs, i, other_length)) for i in range(other_length))
+        threads.insert(draw(st.integers(0, len(threads))), other)
+    return Program("symmetric", tuple(threads), ())
+
+
+@settings(**SETTINGS)
+@given(program=symmetric_programs())
+def test_symmetric_programs_agree_with_brute_force(program, monkeypatch_lifts):
+    got = large(program)
+    event(f"lifted: {monkeypatch_lifts.calls > 0}")
+    assert got == oracle(program) == unreduced(program)
+
+
+@settings(**SETTINGS)
+@given(programs())
+def test_random_programs_agree_with_the_python_checker(program):
+    assert large(program) == unreduced(program)
+
+
+@pytest.fixture
+def monkeypatch_lifts(monkeypatch):
+    """Counts the quotient SCCs decided on their lifts (so that the tests
+    know the lift path runs)."""
+    counter = dataclasses.make_dataclass("Counter", [("calls", int)])(0)
+    real = lift._lift
+
+    def counted(*args):
+        counter.calls += 1
+        return real(*args)
+
+    monkeypatch.setattr(lift, "_lift", counted)
+    return counter
+
+
+@pytest.fixture
+def lift_everything(monkeypatch):
+    """Every SCC of a symmetric quotient counts as needing its lift, so the
+    lifts decide every verdict there."""
+    real = explore_jit.components
+
+    def all_inexact(*args):
+        comp, ncomp, cyclic, steppers, exits, inexact = real(*args)
+        inexact[:] = True
+        return comp, ncomp, cyclic, steppers, exits, inexact
+
+    monkeypatch.setattr(explore_jit, "components", all_inexact)
+
+
+@settings(**SETTINGS)
+@given(program=symmetric_programs())
+def test_lifts_alone_agree_with_brute_force(program, lift_everything, monkeypatch_lifts):
+    before = monkeypatch_lifts.calls
+    assert large(program) == oracle(program)
+    event(f"lifts: {monkeypatch_lifts.calls > before}")
+
+
+def test_a_symmetric_livelock_needs_its_lift(monkeypatch_lifts):
+    """Two identical threads that keep resetting each other (found by the
+    property test above): the quotient's cycle carries a swap of the two, so
+    it is decided on its lift."""
+    body = "  AXB(y, 1, 0, true, 0)\n  AXB(x, 0, 2, true, 0)\n  AXB(y, 0, 0, true, 0)\n"
+    program = parse_program(f"thread 0\n{body}thread 1\n{body}", "resetters.axb")
+    assert large(program) == unreduced(program) == oracle(program)
+    assert monkeypatch_lifts.calls > 0
+
+
+@pytest.mark.parametrize("family", sorted(families.FAMILIES))
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_families_agree_with_the_python_checker(family, n):
+    program = parse_program(families.FAMILIES[family](n), f"{family}_{n}.axb")
+    want = unreduced(program)
+    assert large(program) == want
+    if n <= 3:
+        assert want == oracle(program)
+
+
+@pytest.mark.parametrize("family", ["barrier", "ticket"])
+def test_an_early_stop_changes_no_verdict(family, monkeypatch):
+    """With a look at the partial product after every few states, failing
+    products stop early; the verdicts stay the unreduced checker's."""
+    program = parse_program(families.FAMILIES[family](5), f"{family}.axb")
+    monkeypatch.setattr(scale, "FIRST_LOOK", 8)
+    assert large(program) == unreduced(program)
+
+
+def test_mutex_16_checks_fast_with_every_reduction():
+    program = parse_program(families.mutex(16), "mutex_16.axb")
+    outcomes = scale.check_large(program, ASKS)
+    assert [o.terminates for o in outcomes] == [False, True, True, False, False, True, True, True, True, True, True]
+    by_model = {model.name: o.states for (model, _), o in zip(ASKS, outcomes)}
+    assert by_model["OBE"] == 273  # one state per orbit of 16 identical threads
+    assert by_model["fair"] == 33
+
+
+def test_bounds_give_inconclusive_verdicts():
+    program = parse_program(families.mutex(12), "mutex_12.axb")
+    assert set(large(program, max_states=1000)) == {None}
+    assert set(large(program, time_limit=1e-9)) == {None}
+
+
+def test_check_program_hands_large_tests_over_and_keeps_small_ones():
+    small = parse_program(families.mutex(3), "mutex_3.axb")
+    assert all(v.witness is not None for v in check_program(small, QUERIES).verdicts if v.terminates is False)
+    big = parse_program(families.barrier(8), "barrier_8.axb")
+    report = check_program(big, QUERIES)
+    assert [v.terminates for v in report.verdicts] == large(big)
+    assert max(v.states for v in report.verdicts) > LARGE
+    bounded = check_program(big, QUERIES, max_states=LARGE)
+    assert {v.terminates for v in bounded.verdicts} == {None}
+
+
+def test_a_program_too_wide_to_pack_goes_back_to_the_python_checker():
+    program = parse_program(families.ticket(16), "ticket_16.axb")
+    assert scale.check_large(program, ASKS) is None
+
+
+def test_more_threads_than_the_kernel_takes_go_back_to_the_python_checker():
+    """31 one-instruction threads: no state bound is reached by the Python
+    checker either (2^31 states), so the bound decides, as it would there."""
+    program = parse_program("".join(f"thread {t}\n  AXB(x, 0, end, true, 1)\n" for t in range(31)), "wide.axb")
+    assert scale.check_large(program, ASKS) is None
+    report = check_program(program, QUERIES, max_states=LARGE + 10, witnesses=False)
+    assert {v.terminates for v in report.verdicts} == {None}
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "words"),
+    [
+        ("HSA", {"symmetric": True}, "declared symmetric"),
+        ("OBE", {"view": lambda started, n: started & 1}, "view("),
+        ("OBE", {"contains": ("fair",)}, "claims to contain"),
+    ],
+)
+def test_the_contract_catches_false_reduction_claims(name, change, words):
+    broken = dataclasses.replace(find_model(name), **change)
+    with pytest.raises(AssertionError, match=words.replace("(", r"\(")):
+        check_model_contract(broken)
+
+
+def test_cli_on_a_large_test(tmp_path):
+    path = tmp_path / "barrier_10.axb"
+    path.write_text(families.barrier(10))
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*progress_command(), "check", str(path), *args], capture_output=True, text=True)
+
+    assert run().returncode == 1
+    bounded = run("--max-states", "500")
+    assert bounded.returncode == 3 and "state bound of 500" in bounded.stdout
+    fair = run("-m", "fair", "--format", "json")
+    assert fair.returncode == 0 and fair.stdout.count('"terminates":true') == 2
+    first, second = run("--format", "json"), run("--format", "json")
+    assert first.stdout == second.stdout and first.stdout.count('"witness":null') == 11
+
+
+def test_a_memory_that_cannot_be_tabulated_goes_back_to_the_python_checker():
+    """A plug-in memory whose `after` raises on a value runs never reach
+    (counting steps past 3) is not tabulated; check_program decides alone."""
+    from progress.models.base import Memory, ProgressModel
+
+    def after(count: int, thread: int) -> int:
+        if count >= 3:
+            raise ValueError("no run of this test gets here")
+        return count + 1
+
+    odd = ProgressModel("steps", "F = every enabled thread", lambda e, m, n: e, Memory("steps", lambda n: 0, after))
+    program = parse_program("thread 0\n  AXB(x, 0, end, true, 1)\nthread 1\n  AXB(x, 1, end, true, 0)\n", "two.axb")
+    assert scale.check_large(program, [(odd, False)]) is None
