@@ -41,8 +41,7 @@ CHECK_PATH = (
 )
 """What `progress check` of an .axb file runs through: the standard library and lark only."""
 CORE_FILES = tuple(
-    [Path(name) for name in CHECK_PATH]
-    + sorted(path.relative_to(REPO) for path in (REPO / "models").glob("*.py"))
+    [Path(name) for name in CHECK_PATH] + sorted(path.relative_to(REPO) for path in (REPO / "models").glob("*.py"))
 )
 
 LAYERS = {

@@ -60,6 +60,17 @@ def expectations(text: str, path: str, known: dict[Key, str] | None = None) -> d
     return result
 
 
+def expect_cells(text: str, path: str) -> str | None:
+    """The cells of the header's one `# expect:` line, checked as
+    `expectations` checks them and with spacing normalised (`P | F`), or None
+    when the text has no such line (an exporter carries them over)."""
+    found = _LINE.search(text)
+    if found is None:
+        return None
+    expectations(text, path)
+    return " | ".join(" ".join(cell.split()) for cell in found.group(1).split("|"))
+
+
 def _unknown(label: str, key: Key, known: dict[Key, str]) -> str:
     """Why the cell `label` (read as `key`) names no verdict, with the forms that do."""
     forms = sorted(written for (model, _), written in known.items() if model == key[0])
