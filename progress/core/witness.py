@@ -53,6 +53,7 @@ class Lasso:
     fairness: str
     names: tuple[str, ...] = ()
     waits: tuple[tuple[int, StepNote], ...] = ()
+    end: tuple[tuple[str, int], ...] = ()  # a deadlock's memory, after the last step
 
     @cached_property
     def summary(self) -> str:
@@ -116,7 +117,9 @@ def deadlock_lasso(program: ProgramLTS, lts: LTS, fair: list[int], fairness: str
         waits = machine.waits(raw)
         names = _unit_names(program)
         stuck = tuple(unit for unit, _ in waits)
-        lasso = plans[key] = Lasso(steps, len(steps), DEADLOCK, (), stuck, (), fairness, names, waits)
+        lasso = plans[key] = Lasso(
+            steps, len(steps), DEADLOCK, (), stuck, (), fairness, names, waits, machine.cells(raw)
+        )
     return lasso
 
 
