@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
+from typing import Any
 
 
 @dataclass(frozen=True, order=True)
@@ -420,7 +421,7 @@ def _build_view(instructions: tuple[Instruction, ...]) -> ModuleView:
     )
 
 
-def _frozen(mapping: dict) -> Mapping:
+def _frozen(mapping: dict[Any, Any]) -> Mapping[Any, Any]:
     return MappingProxyType(mapping)
 
 
