@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from progress.core.system import LOCAL_LOOP, StepNote
@@ -60,10 +61,14 @@ class KernelSystem:
         self._access: dict[tuple[int, Any], Access] = {}
         self._after: dict[tuple[int, Any, tuple[int, ...]], tuple[tuple[tuple[int, int], ...], Any]] = {}
         self._released: dict[tuple[int, Any], Any] = {}
-        locals_ = tuple(self.interpreter.start(u) for u in range(len(self.groups)))
-        self.initial: State = (self.layout.initial, locals_)
 
     # --- the System protocol ------------------------------------------------
+
+    @cached_property
+    def initial(self) -> State:
+        """Every invocation at its first visible action (computed on first use,
+        inside the check, so that a local computation without end is inconclusive there)."""
+        return (self.layout.initial, tuple(self.interpreter.start(u) for u in range(len(self.groups))))
 
     def successors(self, state: State) -> list[tuple[int, State]]:
         cells, locals_ = state
