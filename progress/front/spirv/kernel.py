@@ -36,6 +36,7 @@ class Launch:
     workgroups: int
     buffers: Mapping[str, int]
     init: tuple[tuple[str, int | None, int], ...] = ()
+    entry: str | None = None
 
 
 class KernelSystem:
@@ -43,9 +44,12 @@ class KernelSystem:
 
     def __init__(self, module: Module, launch: Launch, name: str, path: str, digest: str):
         view = module.view
-        entry = next((e for e in view.entry_points if e.model == "GLCompute"), None)
+        computes = [e for e in view.entry_points if e.model == "GLCompute"]
+        entry = next((e for e in computes if launch.entry in (None, e.name)), None)
         if entry is None:
-            raise InputError(f"{path}: no GLCompute entry point (a compute shader is needed)")
+            names = ", ".join(repr(e.name) for e in computes) or "none"
+            wanted = "no GLCompute entry point" if launch.entry is None else f"no compute entry point {launch.entry!r}"
+            raise InputError(f"{path}: {wanted} (compute entry points: {names})")
         size = view.local_size(entry)
         if size is None:
             raise InputError(f"{path}: the entry point {entry.name!r} has no LocalSize")
