@@ -14,7 +14,7 @@ from progress.core.analyze import NO_FAIRNESS, fair_sets
 from progress.core.check import WEAK, witness
 from progress.core.lts import LTS, Budget, ProgramLTS, explore, product
 from progress.core.program import Program
-from progress.core.semantics import compile_program
+from progress.core.semantics import Machine, compile_program
 from progress.core.witness import Lasso, build_lasso
 from progress.models.base import ProgressModel
 
@@ -89,6 +89,7 @@ def state_text(pic: Picture, state: int) -> str:
     """`m=0 | pc 0,1` then the model's memory, e.g. `started {0}`."""
     raw = pic.explored.states[pic.lts.origin[state]]
     machine = pic.explored.machine
+    assert isinstance(machine, Machine), "pictures are drawn of AXB programs"
     memory = " ".join(f"{loc}={value}" for loc, value in machine.memory_of(raw).items())
     text = f"{memory} | pc " + ",".join(str(pc) for pc in machine.pcs_of(raw))
     remembered = pic.lts.memory[state]
@@ -102,7 +103,9 @@ def state_text(pic: Picture, state: int) -> str:
 def step_label(pic: Picture, state: int, thread: int) -> str:
     """`T0:1 {0,1}`: thread, instruction index, F before the step."""
     raw = pic.explored.states[pic.lts.origin[state]]
-    pc = pic.explored.machine.pcs_of(raw)[thread]
+    machine = pic.explored.machine
+    assert isinstance(machine, Machine), "pictures are drawn of AXB programs"
+    pc = machine.pcs_of(raw)[thread]
     return f"T{thread}:{pc} {_threads(pic.fair[state])}"
 
 
