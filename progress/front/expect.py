@@ -67,7 +67,7 @@ def expect_cells(text: str, path: str) -> str | None:
     """The cells of the header's one `# expect:` line, checked as
     `expectations` checks them and with spacing normalised (`P | F`), or None
     when the text has no such line (an exporter carries them over)."""
-    found = _LINE.search(text)
+    found = re.search(_LINE.format(marker="#"), text, re.MULTILINE)
     if found is None:
         return None
     expectations(text, path)
