@@ -12,6 +12,11 @@
 // in F under every model but unfair (the lowest enabled id, started, fair)
 // and the self-loop is its step, so the state alone is a weak witness and,
 // closed under that one fair step, a strong one. All 11 verdicts: F.
+//
+// `spirv-opt -O` deletes the local loop (aggressive dead-code elimination
+// assumes loops end), so with `--optimize` the kernel terminates under every
+// model, unfair included: the livelock is in the source, not in the optimized
+// code (which returns with `result` never written).
 #version 450
 layout(local_size_x = 1) in;
 
