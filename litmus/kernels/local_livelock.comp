@@ -16,7 +16,7 @@
 // `spirv-opt -O` deletes the local loop (aggressive dead-code elimination
 // assumes loops end), so with `--optimize` the kernel terminates under every
 // model, unfair included: the livelock is in the source, not in the optimized
-// code (which returns with `result` never written).
+// code, which stores whatever it read, 0 included, into `result`.
 #version 450
 layout(local_size_x = 1) in;
 
