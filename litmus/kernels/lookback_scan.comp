@@ -9,7 +9,11 @@
 // (flag 1) at once, then looks back: it waits on the previous tile's flag,
 // adds that tile's aggregate (flag 1) and looks further back, or adds its
 // inclusive prefix (flag 2) and stops; then it publishes its own inclusive
-// prefix. Tile 0 publishes its prefix without looking back.
+// prefix. Tile 0 publishes its prefix without looking back. The result is
+// the tiles' inclusive prefixes; an earlier version of this file that also
+// wrote each element's prefix (a second barrier, workgroup memory and a
+// buffer store per invocation) had the same 11 verdicts at 275,718 states
+// instead of 6,601.
 //
 // Cycles: a leader waits on a tile whose flag is still 0: a workgroup that
 // took that tile number (so has taken a step) and has not yet published its
@@ -18,7 +22,7 @@
 // - HSA: workgroup 1 takes tile 0, workgroup 0 takes tile 1 and its leader
 //   waits on tile 0: F = {0} throughout (the lowest enabled id), workgroup 1
 //   starves, and the wait is workgroup 0's only step (its second invocation
-//   waits at barrier()): F weak and strong.
+//   returned after the barrier): F weak and strong.
 // - OBE, HSA+OBE, LOBE: the awaited workgroup took its tile, so it has
 //   started and is in F; its invocations must step, and they publish the
 //   aggregate without waiting: P. This is why look-back needs OBE-like
@@ -33,11 +37,8 @@ layout(set = 0, binding = 0) buffer Tiles {
     uint aggregates[3];
     uint prefixes[3];
 };
-layout(set = 0, binding = 1) buffer Scanned { uint scanned[6]; };
 
-shared uint tile;
 shared uint partner;
-shared uint exclusive;
 
 const uint AGGREGATE = 1u;
 const uint PREFIX = 2u;
@@ -45,14 +46,14 @@ const uint PREFIX = 2u;
 void main() {
     uint lane = gl_LocalInvocationID.x;
     uint value = lane + 1u;
+    uint t = 0u;
     if (lane == 0u) {
-        tile = atomicAdd(next_tile, 1u);
+        t = atomicAdd(next_tile, 1u);
     } else {
         partner = value;
     }
     barrier();
     if (lane == 0u) {
-        uint t = tile;
         uint sum = value + partner;
         uint before = 0u;
         if (t != 0u) {
@@ -73,9 +74,5 @@ void main() {
         }
         prefixes[t] = before + sum;
         atomicExchange(flags[t], PREFIX);
-        exclusive = before;
     }
-    barrier();
-    uint mine = exclusive + (lane == 0u ? value : value + 1u);
-    scanned[tile * 2u + lane] = mine;
 }
