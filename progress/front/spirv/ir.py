@@ -28,6 +28,8 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
+from progress.errors import SourcePosition
+
 
 @dataclass(frozen=True, order=True)
 class Id:
@@ -55,6 +57,12 @@ class SourceLine:
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}"
+
+    def position(self) -> SourcePosition:
+        """For an error at this line: the column (1 when unknown), the text
+        indented so that a caret under the column points at the statement."""
+        column = max(self.column, 1)
+        return SourcePosition(self.file, self.line, column, " " * (column - 1) + self.text)
 
 
 @dataclass(frozen=True)
