@@ -9,6 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from progress.cache import UnsafeCache
 from progress.errors import InputError
@@ -197,3 +199,29 @@ def test_a_huge_bound_is_refused(tmp_path):
     binary = bytearray(load("spinlock.comp").binary)
     binary[12:16] = (2**31).to_bytes(4, "little")
     assert "id bound 2147483648 is outside" in refusal(bytes(binary), "spv").message
+
+
+@st.composite
+def damaged(draw, base: bytes) -> bytes:
+    data = bytearray(base)
+    for _ in range(draw(st.integers(1, 3))):
+        at = draw(st.integers(0, len(data) - 4)) // 4 * 4
+        data[at : at + 4] = draw(st.integers(0, 2**32 - 1)).to_bytes(4, "little")
+    return bytes(data)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_damaged_binaries_load_or_fail_with_an_input_error(data, tmp_path):
+    base = (KERNELS / "spinlock.spvasm").read_bytes()
+    binary = data.draw(damaged(_assembled(base)))
+    try:
+        loaded = load_kernel(binary, "d.spv", "spv")
+    except InputError as error:
+        assert "d.spv" in error.render()  # named, whichever stage refused it
+        return
+    assert loaded.entry.model == "GLCompute"
+
+
+def _assembled(text: bytes) -> bytes:
+    return load_kernel(text, "spinlock.spvasm", "spvasm").binary

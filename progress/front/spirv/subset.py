@@ -8,7 +8,7 @@ source line (a type problem is shown where a value of that type is made).
 The subset (docs/kernels.md, "What is supported"): a GLCompute entry point,
 logical addressing, 32-bit integers, booleans and their vectors, arrays and
 structs, StorageBuffer / Uniform (buffer blocks) / Workgroup / Private /
-Function variables and the compute built-ins, the instructions in
+Function variables and the compute built-ins (`BUILTINS`), the instructions in
 `SUPPORTED`. Pure.
 """
 
@@ -54,10 +54,11 @@ SUPPORTED = frozenset(
 )
 """The instructions a kernel may use (what the kernel interpreter executes)."""
 
-STORAGE_CLASSES = frozenset({"StorageBuffer", "Uniform", "Workgroup", "Private", "Function", "Input", "PushConstant"})
+STORAGE_CLASSES = frozenset({"StorageBuffer", "Uniform", "Workgroup", "Private", "Function", "Input"})
 BUILTINS = frozenset(
-    {"GlobalInvocationId", "LocalInvocationId", "LocalInvocationIndex", "WorkgroupId", "NumWorkgroups", "WorkgroupSize"}
+    {"GlobalInvocationId", "LocalInvocationId", "LocalInvocationIndex", "WorkgroupId", "NumWorkgroups"}
 )
+"""The built-in Input variables (WorkgroupSize is a constant, read by `ModuleView.local_size`)."""
 SUBGROUP_BUILTINS = frozenset(
     {"SubgroupSize", "SubgroupLocalInvocationId", "SubgroupId", "NumSubgroups"}
     | {f"Subgroup{m}Mask" for m in ("Eq", "Ge", "Gt", "Le", "Lt")}
