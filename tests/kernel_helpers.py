@@ -1,42 +1,33 @@
 """Compile small GLSL kernels for the kernel tests, and replay kernel lassos.
 
-`compile_glsl` runs glslangValidator itself (the tests check the
-interpreter, not the toolchain) and decodes the binary with the project's
-decoder. `replay` checks that a lasso is made of real transitions of the
+`compile_glsl` goes through the SPIR-V front end's `load_kernel`
+(glslang, the decoder, source lines, the subset check). `replay` checks that a lasso is made of real transitions of the
 system: an oracle independent of how the lasso was found.
 """
 
 from __future__ import annotations
 
 import hashlib
-import subprocess
 from pathlib import Path
 
 from progress.core.analyze import check_system, queries_for
 from progress.core.registry import all_models
 from progress.core.witness import Lasso
-from progress.front.spirv.decode import decode
 from progress.front.spirv.ir import Module
 from progress.front.spirv.kernel import KernelSystem, Launch
+from progress.front.spirv.load import load_kernel
 
 KERNELS = Path(__file__).parent / "data" / "kernel_check"
 
 
 def compile_glsl(source: Path | str, out: Path, optimize: bool = False) -> Module:
-    """The decoded module of a GLSL file (or GLSL text written to `out`.comp)."""
+    """The module of a GLSL file (or of GLSL text, written to `out`.comp),
+    through the SPIR-V front end: compiled, decoded, with its source lines."""
     if isinstance(source, str):
         path = out.with_suffix(".comp")
         path.write_text(source)
         source = path
-    binary = out.with_suffix(".spv")
-    subprocess.run(
-        ["glslangValidator", "-V", "-g", "--target-env", "vulkan1.1", str(source), "-o", str(binary)],
-        check=True,
-        capture_output=True,
-    )
-    if optimize:
-        subprocess.run(["spirv-opt", "-O", str(binary), "-o", str(binary)], check=True, capture_output=True)
-    return decode(binary.read_bytes(), str(source.name))
+    return load_kernel(source.read_bytes(), source.name, "glsl", optimized=optimize).module
 
 
 def system(module: Module, workgroups: int, buffers: dict[str, int] | None = None, init=()) -> KernelSystem:

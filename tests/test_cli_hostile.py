@@ -193,3 +193,72 @@ def test_ctrl_c_re_raised_as_another_error_is_an_interruption_not_a_crash(monkey
     err = capsys.readouterr().err
     assert exit_info.value.code == 130, err
     assert "interrupted" in err and "internal error" not in err
+
+
+KERNEL = """// progress: --workgroups 2
+#version 450
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer Data { uint flag; uint data[]; };
+void main() {
+    data[gl_WorkGroupID.x] = 1u;
+}
+"""
+HOSTILE_KERNELS = {
+    "rejected.comp": "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {\n    uint x = nothing;\n}\n",
+    "subgroup.comp": "#version 450\n#extension GL_KHR_shader_subgroup_ballot : require\n"
+    "layout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer D { uint x; };\n"
+    "void main() {\n    x = subgroupBroadcastFirst(1u);\n}\n",
+    "image.comp": "#version 450\nlayout(local_size_x = 1) in;\nlayout(binding = 0, r32ui) uniform uimage2D img;\n"
+    "void main() {\n    imageStore(img, ivec2(0, 0), uvec4(1u));\n}\n",
+    "oob.comp": "#version 450\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer D { uint d[2]; };\n"
+    "void main() {\n    uint i = 2u;\n    d[i] = 1u;\n}\n",
+    "empty.comp": "",
+    "random.spv": "\x03\x02\x23\x07 not really SPIR-V at all",
+}
+
+
+@pytest.mark.parametrize(
+    "options, cause",
+    [
+        (["--workgroups", "0"], "--workgroups '0' is outside 1..64"),
+        (["--workgroups", str(10**9)], "--workgroups '1000000000' is outside 1..64"),
+        (["--workgroups", BIG], "--workgroups '99999"),
+        (["--workgroups", "-3"], "--workgroups wants a whole number"),
+        (["--buffer", "data=-1"], "--buffer wants NAME=LENGTH, not 'data=-1'"),
+        (["--buffer", "data=0"], "the length is outside 1..65536"),
+        (["--buffer", "ghost=4"], "no runtime-sized array is called 'ghost' (Data, data)"),
+        (["--buffer", "data=2", "--init", "data[2]=1"], "no shared memory cell is called 'data[2]'"),
+        (["--buffer", "data=2", "--init", "ghost=1"], "no shared memory cell is called 'ghost'"),
+        (["--buffer", "data=2", "--init", f"flag={2**32}"], "the value is not a 32-bit integer"),
+        ([], "needs a length: --buffer data=LEN"),
+        (["--buffer", "data=2", "--workgroups", "64", "--entry", "other"], "no entry point"),
+    ],
+)
+def test_bad_kernel_launches_are_exit_2_with_the_reason(tmp_path, options, cause, monkeypatch, capsys):
+    (tmp_path / "k.comp").write_text(KERNEL)
+    status, err = in_process(["check", "k.comp", *options], tmp_path, monkeypatch, capsys)
+    assert_refused(status, err, cause)
+
+
+@pytest.mark.parametrize(
+    "name, cause",
+    [
+        ("rejected.comp", "rejected.comp:4:"),
+        ("subgroup.comp", "OpGroupNonUniformBroadcastFirst: subgroup operations are not supported"),
+        ("image.comp", "image.comp:"),
+        ("oob.comp", "oob.comp:6: OpAccessChain: index 2 is out of bounds"),
+        ("empty.comp", "empty"),
+        ("random.spv", "random.spv"),
+    ],
+)
+def test_hostile_kernels_are_exit_2_with_the_reason(tmp_path, name, cause, monkeypatch, capsys):
+    (tmp_path / name).write_text(HOSTILE_KERNELS[name])
+    status, err = in_process(["check", name], tmp_path, monkeypatch, capsys)
+    assert_refused(status, err, cause)
+
+
+def test_a_hostile_kernel_does_not_stop_a_batch(tmp_path):
+    (tmp_path / "oob.comp").write_text(HOSTILE_KERNELS["oob.comp"])
+    status, out, err = run("check", "oob.comp", MUTEX, "--model", "OBE", "--weak", cwd=tmp_path)
+    assert_refused(status, err, "index 2 is out of bounds")
+    assert "mutex: OBE weak: guaranteed to terminate" in out and "1 file(s) with bad input" in out

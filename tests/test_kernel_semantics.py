@@ -81,14 +81,13 @@ def test_message_passing_reversed_needs_a_fair_scheduler(tmp_path):
     assert {k: v for k, v in got.items() if v} == {"fair/weak": True, "fair/strong": True}
 
 
-@pytest.mark.xfail(strict=True, reason="source lines come with spirv-front's OpLine reader (lines.py)")
 def test_skipped_barrier_deadlocks_under_every_model(tmp_path):
     kernel = system(compile_glsl(KERNELS / "barrier_skip.comp", tmp_path / "skip"), 1)
     report = check_system(kernel, queries_for(all_models()))
     assert [v.terminates for v in report.verdicts] == [False] * 11
     lasso = report.verdicts[0].witness
     assert lasso.kind == "deadlock"
-    assert lasso.summary == "deadlock: workgroup 0 invocation 0 waits at barrier(), barrier_skip.comp:9"
+    assert lasso.summary == "deadlock: workgroup 0 invocation 0 waits at barrier(), barrier_skip.comp:10"
     replay(kernel, lasso)
 
 
@@ -137,14 +136,13 @@ def test_every_lasso_replays(tmp_path, name):
         replay(kernel, lasso)
 
 
-@pytest.mark.xfail(strict=True, reason="source lines come with spirv-front's OpLine reader (lines.py)")
 def test_lasso_names_source_lines(tmp_path):
     kernel = system(compile_glsl(KERNELS / "message_passing.comp", tmp_path / "mp"), 2)
     report = check_system(kernel, [q for q in queries_for([find_model("OBE")]) if q.fairness == "weak"])
     lasso = report.verdicts[0].witness
     assert lasso.kind == "starvation"
     note = lasso.steps[-1].note
-    assert note.where == "message_passing.comp:12"
+    assert note.where == "message_passing.comp:11"
     assert "atomicAdd(flag, 0u)" in note.text
     assert note.action == "AtomicIAdd flag"
 
@@ -213,7 +211,6 @@ void main() {
     assert _final_cells(kernel) == {(("total", 8), ("data[0]", 5), ("data[1]", 5), ("data[2]", 0xFFFFFFFF))}
 
 
-@pytest.mark.xfail(strict=True, reason="source lines come with spirv-front's OpLine reader (lines.py)")
 def test_out_of_bounds_index_is_an_error_with_its_line(tmp_path):
     source = """#version 450
 layout(local_size_x = 1) in;

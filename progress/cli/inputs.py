@@ -95,7 +95,8 @@ def _walk(directory: Path, raw: str, suffixes: tuple[str, ...] = AXB_SUFFIXES) -
                 files.append(prefix + name)
                 keys.append(folder_key + _natural_key(name))
     if not files and not errors:
-        raise InputError(f"no {' or '.join(suffixes)} files in directory {raw}")
+        kinds = ".axb" if suffixes == AXB_SUFFIXES else ".axb or kernel (" + ", ".join(suffixes[1:]) + ")"
+        raise InputError(f"no {kinds} files in directory {raw}")
     order = sorted(range(len(files)), key=keys.__getitem__)
     return [*(files[i] for i in order), *errors]
 

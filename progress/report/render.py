@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Iterable
 from functools import lru_cache
@@ -95,17 +97,27 @@ def _step_text(index: int, step: LassoStep, program: Program) -> str:
 
 
 def kernel_lasso_text(lasso: Lasso, indent: str = "    ") -> str:
-    """A kernel's lasso in source terms: per step the invocation (workgroup.invocation),
-    the source line and its text, the shared memory it changed, F."""
+    """A kernel's lasso in source terms: per step the invocation
+    (workgroup.invocation), F, the source line and its text, and the shared
+    memory the step changed; the loop marked, or the deadlock's waits."""
     lines = [f"{indent}{lasso.summary}"]
     if lasso.loop_start:
         lines.append(f"{indent}from the start:")
     steps = lasso.steps
+    fairs = ["F={" + ",".join(_short(lasso.names[u]) for u in step.fair) + "}" for step in steps]
+    wheres = [step.note.where if step.note else "?" for step in steps]
+    widths = (max(map(len, fairs), default=0), max(map(len, wheres), default=0))
     for index, step in enumerate(steps):
         if index == lasso.loop_start:
             lines.append(f"{indent}loop:")
         after = steps[index + 1].memory if index + 1 < len(steps) else _closing_memory(lasso)
-        lines.append(indent + "  " + _kernel_step_text(index, step, after, lasso.names))
+        changed = [f"{cell} {old}->{new}" for (cell, old), (_, new) in zip(step.memory, after) if old != new]
+        text = (step.note.text or step.note.action) if step.note else ""
+        effect = "  [" + ", ".join(changed) + "]" if changed else ""
+        unit = _short(lasso.names[step.thread])
+        lines.append(
+            f"{indent}  {index:>3}  {unit:<5} {fairs[index]:<{widths[0]}}  {wheres[index]:<{widths[1]}}  {text}{effect}"
+        )
     if lasso.kind == "deadlock":
         lines.append(f"{indent}  then nothing is enabled:")
         lines += [f"{indent}    {lasso.names[u]} waits at {note.where}  {note.text}" for u, note in lasso.waits]
@@ -118,19 +130,29 @@ def _closing_memory(lasso: Lasso) -> tuple[tuple[str, int], ...]:
     return lasso.end if lasso.kind == "deadlock" else lasso.steps[lasso.loop_start].memory
 
 
-def _kernel_step_text(index: int, step: LassoStep, after: tuple[tuple[str, int], ...], names: tuple[str, ...]) -> str:
-    note = step.note
-    where, text = (note.where, note.text or note.action) if note else ("?", "")
-    changed = [f"{cell} {old}->{new}" for (cell, old), (_, new) in zip(step.memory, after) if old != new]
-    fair = "{" + ",".join(_short(names[u]) for u in step.fair) + "}"
-    effect = "  [" + ", ".join(changed) + "]" if changed else ""
-    return f"{index:>3}  {_short(names[step.thread]):<5} {where:<16} {text}{effect}  F={fair}"
-
-
 def _short(name: str) -> str:
     """`workgroup 1 invocation 0` as `1.0`."""
     parts = name.split()
     return f"{parts[1]}.{parts[3]}" if len(parts) == 4 else name
+
+
+def csv_header(queries: Iterable[Any]) -> str:
+    """The CSV header line of `check --format csv`: test, one column per verdict
+    (`unfair`, `fair/weak`, ... as in the artifact's verdict CSV), hash."""
+    labels = [q.model.name if q.fairness == NO_FAIRNESS else f"{q.model.name}/{q.fairness}" for q in queries]
+    return _csv_line(["test", *labels, "hash"])
+
+
+def csv_row(report: TestReport, path: str) -> str:
+    """One test's CSV row: `P` guaranteed to terminate, `F` may not, `?` inconclusive."""
+    cells = ["?" if v.terminates is None else "P" if v.terminates else "F" for v in report.verdicts]
+    return _csv_line([path, *cells, report.hash])
+
+
+def _csv_line(fields: list[str]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(fields)
+    return out.getvalue()
 
 
 def report_dict(report: TestReport, path: str) -> dict[str, Any]:

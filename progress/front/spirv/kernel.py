@@ -25,7 +25,8 @@ from progress.front.spirv.layout import Types, runtime_lengths, shared_layout
 MAX_INVOCATIONS = 64
 """Invocations in one launch at most (workgroups x local size): the state space grows exponentially in them."""
 
-State = tuple[tuple[int, ...], tuple[Any, ...]]
+State = Any
+"""`(cells, locals)`: a tuple of the shared cells and a tuple of frozen local states."""
 
 
 @dataclass(frozen=True)
