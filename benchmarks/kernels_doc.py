@@ -3,18 +3,18 @@
     python benchmarks/kernels_doc.py [--check]
 
 For every kernel under litmus/kernels/: what it is (the first paragraph of
-its header comment), its launch, its 11 verdicts as `progress check --format
-json` gives them, and for every failing verdict the lasso `progress check
-FILE --model M --weak|--strong` prints, in source lines (verdicts with the
-same lasso share one block). The section sits between the two marker lines
-below in docs/kernels.md and is replaced whole; `--check` writes nothing and
-exits 1 if the section is not what the checker says now (the test suite runs it).
+its header comment), its launch, and what one `progress check FILES
+--witness` process prints for it: the verdict table and, for every failing
+verdict, the lasso in source lines (verdicts with the same lasso share one
+block). The section sits between the two marker lines below in
+docs/kernels.md and is replaced whole (appended, under its own heading, when
+the markers are missing); `--check` writes nothing and exits 1 if the
+section is not what the checker says now (tests/test_kernel_corpus.py runs it).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import subprocess
 import sys
@@ -30,18 +30,18 @@ MODELS = ("fair", "HSA", "OBE", "HSA+OBE", "LOBE")
 PROGRESS = str(Path(sys.executable).parent / "progress")
 
 
-def progress(*args: str) -> subprocess.CompletedProcess[str]:
+def progress(*args: str) -> str:
     done = subprocess.run([PROGRESS, *args], capture_output=True, text=True, cwd=REPO, timeout=600)
     if done.returncode not in (0, 1) or "Traceback" in done.stderr:
         raise SystemExit(f"progress {' '.join(args)}: exit {done.returncode}\n{done.stderr}")
-    return done
+    return done.stdout
 
 
 def summary(text: str) -> str:
     """The header comment's first paragraph after the progress/expect lines, as one line."""
     lines = [re.sub(r"^\s*(//|;)\s?", "", line) for line in text.splitlines() if re.match(r"^\s*(//|;)", line)]
     body = [line for line in lines if not re.match(r"(progress|expect):", line)]
-    paragraph = []
+    paragraph: list[str] = []
     for line in body:
         if not line.strip():
             if paragraph:
@@ -51,58 +51,66 @@ def summary(text: str) -> str:
     return " ".join(paragraph)
 
 
-def verdict_table(results: list[dict]) -> list[str]:
-    cell = {(r["model"], r["fairness"]): "P" if r["terminates"] else "**F**" for r in results}
-    lines = ["| | unfair | " + " | ".join(MODELS) + " |", "|---|---|" + "---|" * len(MODELS)]
-    for fairness in ("weak", "strong"):
-        row = [cell.get(("unfair", "none"), "?")] + [cell.get((m, fairness), "?") for m in MODELS]
-        lines.append(f"| {fairness} | " + " | ".join(row) + " |")
-    return lines
+def reports(files: list[Path]) -> dict[str, list[str]]:
+    """`progress check FILES --witness`, one process: each test's lines (header, table, lassos) by its file."""
+    shown = progress("check", *(f.relative_to(REPO).as_posix() for f in files), "--witness")
+    found: dict[str, list[str]] = {}
+    current: list[str] = []
+    for line in shown.splitlines():
+        if line and not line.startswith(" ") and not line.startswith("checked "):
+            current = found.setdefault(line.split()[1], [])
+        current.append(line)
+    return found
 
 
-def lassos(path: Path, results: list[dict]) -> list[str]:
-    """One block per distinct lasso of the failing verdicts, headed by the verdicts that share it."""
-    blocks: dict[str, list[str]] = {}
-    relative = path.relative_to(REPO).as_posix()
-    for r in results:
-        if r["terminates"]:
-            continue
-        args = ["check", relative, "--model", r["model"], "--witness"]
-        if r["fairness"] != "none":
-            args.append(f"--{r['fairness']}")
-        shown = progress(*args).stdout.rstrip()
-        label = r["model"] if r["fairness"] == "none" else f"{r['model']}/{r['fairness']}"
-        blocks.setdefault(shown, []).append(label)
-    lines = []
-    for shown, labels in blocks.items():
-        lines += [f"{', '.join(labels)}:", "", "```", shown, "```", ""]
-    return lines
+def blocks(lines: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """The verdict table, and each distinct lasso with the verdicts that share it."""
+    table = [line for line in lines[1:] if not _verdict(line)][: len(MODELS) + 2]
+    lassos: dict[str, list[str]] = {}
+    label, body = "", []
+    for line in lines[len(table) + 1 :] + ["  end: may not terminate"]:
+        if _verdict(line):
+            if body:
+                lassos.setdefault("\n".join(body), []).append(label)
+            label, body = line.split(":")[0].strip().replace(" none", "").replace(" ", "/"), []
+        else:
+            body.append(line[4:])
+    return table, lassos
 
 
-def kernel_section(path: Path) -> list[str]:
+def _verdict(line: str) -> bool:
+    return line.startswith("  ") and not line.startswith("   ") and line.endswith(": may not terminate")
+
+
+def kernel_section(path: Path, lines: list[str]) -> list[str]:
     text = path.read_text()
     relative = path.relative_to(REPO).as_posix()
-    record = json.loads(progress("check", relative, "--format", "json").stdout.splitlines()[0])
     launch = re.search(r"^\s*(?://|;)\s*progress:(.*)$", text, re.MULTILINE)
-    lines = [f"### `{path.name}`", "", summary(text), ""]
-    lines += [f"Launch: `{launch.group(1).strip() if launch else '(none)'}`. Source: [{relative}](../{relative}).", ""]
-    lines += verdict_table(record["results"]) + [""]
-    return lines + lassos(path, record["results"])
+    table, lassos = blocks(lines)
+    out = [f"### `{path.name}`", "", summary(text), ""]
+    out += [f"Launch: `{launch.group(1).strip() if launch else '(none)'}`. Source: [{relative}](../{relative}).", ""]
+    out += ["```", *table, "```", ""]
+    for body, labels in lassos.items():
+        out += [f"{', '.join(labels)}:", "", "```", body, "```", ""]
+    return out
 
 
 def section() -> str:
     files = sorted(f for f in KERNELS.iterdir() if f.suffix in SUFFIXES)
+    found = reports(files)
     lines = [
         BEGIN,
         "",
-        "Every kernel of `litmus/kernels/` as `progress check` sees it now: its verdicts (P: guaranteed",
-        "to terminate, **F**: may not terminate) and, for each failing verdict, the lasso it prints.",
-        "Each file's comments give the reason for every verdict. Regenerate with",
-        "`python benchmarks/kernels_doc.py`; `tests/test_kernel_corpus.py` fails when this section is stale.",
+        "Every kernel of `litmus/kernels/` as `progress check FILES --witness` shows it now: its verdict",
+        "table and, for every verdict that fails, its lasso in source lines (verdicts whose lassos are",
+        "the same share one block). Each step reads `step  workgroup.invocation  F  file:line  source",
+        "[shared memory it changed]`. Each file's comments give the reason for every verdict.",
+        "Regenerate with `python benchmarks/kernels_doc.py`; `tests/test_kernel_corpus.py` fails when",
+        "this section is stale.",
         "",
     ]
     for path in files:
-        lines += kernel_section(path)
+        lines += kernel_section(path, found[path.relative_to(REPO).as_posix()])
     return "\n".join(lines + [END])
 
 

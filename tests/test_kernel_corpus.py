@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,3 +67,9 @@ def test_every_kernel_meets_its_header():
     assert done.returncode == 0, done.stdout + done.stderr
     for path in FILES:
         assert f"{path.stem}: all 11 expected verdicts hold" in done.stdout + done.stderr
+
+
+def test_docs_section_is_what_the_checker_says():
+    """docs/kernels.md's corpus section (verdict tables and lassos) is generated; stale = fail."""
+    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "kernels_doc.py"), "--check"], timeout=600)
+    assert done.returncode == 0, "docs/kernels.md is stale: run python benchmarks/kernels_doc.py"
