@@ -262,3 +262,48 @@ def test_a_hostile_kernel_does_not_stop_a_batch(tmp_path):
     status, out, err = run("check", "oob.comp", MUTEX, "--model", "OBE", "--weak", cwd=tmp_path)
     assert_refused(status, err, "index 2 is out of bounds")
     assert "mutex: OBE weak: guaranteed to terminate" in out and "1 file(s) with bad input" in out
+
+
+MORE_HOSTILE_KERNELS = {
+    # the launch in the file's own header, not on the command line: refused at the header's position
+    "zero.comp": "// progress: --workgroups 0\n#version 450\nlayout(local_size_x = 1) in;\n"
+    "layout(std430, binding = 0) buffer D { uint x; };\nvoid main() {\n    x = 1u;\n}\n",
+    "billion.comp": "// progress: --workgroups 1000000000\n#version 450\nlayout(local_size_x = 1) in;\n"
+    "layout(std430, binding = 0) buffer D { uint x; };\nvoid main() {\n    x = 1u;\n}\n",
+    # an index out of range on one interleaving only: read from memory another workgroup writes
+    "racy_index.comp": "// progress: --workgroups 2\n#version 450\nlayout(local_size_x = 1) in;\n"
+    "layout(std430, binding = 0) buffer D { uint index; uint d[2]; };\nvoid main() {\n"
+    "    if (gl_WorkGroupID.x == 0u) {\n        atomicExchange(index, 5u);\n    } else {\n"
+    "        d[atomicOr(index, 0u)] = 1u;\n    }\n}\n",
+    "wave.hlsl": "// progress: --workgroups 2 --buffer d=2\nRWStructuredBuffer<uint> d : register(u0);\n"
+    "[numthreads(1, 1, 1)]\nvoid main(uint3 id : SV_GroupID) {\n    d[id.x] = WaveActiveSum(id.x);\n}\n",
+    "undeclared.comp": "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {\n"
+    "    uint x = atomicExchange(nothing, 1u);\n}\n",
+}
+
+
+@pytest.mark.parametrize(
+    "name, cause",
+    [
+        ("zero.comp", "zero.comp:1:27: error: --workgroups '0' is outside 1..64"),
+        ("billion.comp", "billion.comp:1:27: error: --workgroups '1000000000' is outside 1..64"),
+        ("racy_index.comp", "racy_index.comp:9: OpAccessChain: index 5 is out of bounds of an array of length 2"),
+        ("wave.hlsl", "wave.hlsl:5:1: error: OpGroupNonUniformIAdd: subgroup operations are not supported"),
+        ("undeclared.comp", "undeclared.comp:4:29: error: 'nothing' : undeclared identifier"),
+    ],
+)
+def test_hostile_kernel_files_are_exit_2_with_a_position(tmp_path, name, cause):
+    """Through the console script, as users run it: never a verdict, a traceback, 1 or 70."""
+    (tmp_path / name).write_text(MORE_HOSTILE_KERNELS[name])
+    status, out, err = run("check", name, cwd=tmp_path)
+    assert_refused(status, err + out, cause)
+    assert (
+        "guaranteed to terminate" not in out.split("checked")[0] and "may not terminate" not in out.split("checked")[0]
+    )
+
+
+def test_export_glsl_of_bad_input_writes_nothing(tmp_path):
+    (tmp_path / "empty.axb").write_text("thread 0\n")
+    status, out, err = run("export", "--format", "glsl", "empty.axb", "-o", "empty.comp", cwd=tmp_path)
+    assert_refused(status, err, "empty.axb:1:8: error: thread 0 is empty")
+    assert not (tmp_path / "empty.comp").exists()
