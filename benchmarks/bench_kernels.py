@@ -13,7 +13,7 @@ Writes docs/results/kernels_agreement.{md,json}; exit 1 on any disagreement.
 
 idioms: the spin lock and the ticket lock at 2..8 workgroups of 1, 2 and 4
 invocations, each one `progress check` process: states, time to all 11
-verdicts, peak resident memory (os.wait4). Writes docs/results/kernels.{md,json}.
+verdicts, peak resident memory (os.wait4). Writes docs/results/kernels_cli.{md,json}.
 """
 
 from __future__ import annotations
@@ -195,7 +195,8 @@ def agreement_markdown(report: dict, meta: dict) -> str:
         "process (`--format json`), start-up and compilation included; the cold run starts from an",
         "empty compile cache (`XDG_CACHE_HOME` a fresh directory), the warm runs reuse what it cached.",
         "",
-        "| run | tests | wall (s) | CPU (s) | peak RSS (MB) | x AXB wall | x AXB CPU | differences from CADP | from AXB |",
+        "| run | tests | wall (s) | CPU (s) | peak RSS (MB) | x AXB wall | x AXB CPU | differences from CADP | "
+        "from AXB |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, row in report["runs"].items():
@@ -266,8 +267,8 @@ def main() -> None:
             failed = any(r["differences_from_cadp"] or r["differences_from_axb"] for r in report["runs"].values())
         if "idioms" in parts:
             rows = idioms(work, range(2, args.max_workgroups + 1), (1, 2, 4), args.time_limit)
-            (RESULTS / "kernels.json").write_text(json.dumps({"rows": rows, "meta": meta}, indent=2) + "\n")
-            (RESULTS / "kernels.md").write_text(idioms_markdown(rows, meta, args.time_limit))
+            (RESULTS / "kernels_cli.json").write_text(json.dumps({"rows": rows, "meta": meta}, indent=2) + "\n")
+            (RESULTS / "kernels_cli.md").write_text(idioms_markdown(rows, meta, args.time_limit))
     sys.exit(1 if failed else 0)
 
 

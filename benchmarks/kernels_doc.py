@@ -57,7 +57,9 @@ def reports(files: list[Path]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     current: list[str] = []
     for line in shown.splitlines():
-        if line and not line.startswith(" ") and not line.startswith("checked "):
+        if line.startswith("checked "):
+            break
+        if line and not line.startswith(" "):
             current = found.setdefault(line.split()[1], [])
         current.append(line)
     return found

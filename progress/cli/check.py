@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from types import MappingProxyType
 
 import click
 
@@ -168,23 +167,15 @@ def _show(report, path: str, fmt: str, expected, tally, single: bool, show_witne
         click.echo(_text(report, path, single, show_witness))
 
 
-def _kernel_settings(workgroups, buffers, inits, entry, optimize):
-    """The command line's launch settings (they override each kernel header's)."""
-    from progress.front.header import LaunchSettings, parse_buffer, parse_entry, parse_init, parse_workgroups
+def _kernel_settings(**options):
+    """The command line's launch settings, read only when they are given (the SPIR-V front end on demand)."""
+    if not any(value not in (None, ()) for value in options.values()):
+        from progress.front.header import LaunchSettings
 
-    buffer_lengths: dict[str, int] = {}
-    for text in buffers:
-        name, length = parse_buffer(text)
-        if name in buffer_lengths:
-            raise UsageError(f"--buffer {name} is given twice")
-        buffer_lengths[name] = length
-    return LaunchSettings(
-        workgroups=None if workgroups is None else parse_workgroups(workgroups),
-        buffers=MappingProxyType(buffer_lengths),
-        init=tuple(parse_init(text) for text in inits),
-        entry=None if entry is None else parse_entry(entry),
-        optimize=optimize,
-    )
+        return LaunchSettings()
+    from progress.cli.kernel import given_settings
+
+    return given_settings(**options)
 
 
 def _model_list(values: tuple[str, ...]) -> list[str]:

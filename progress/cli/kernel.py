@@ -14,12 +14,20 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 from progress.cli.inputs import display, read_bytes
 from progress.core.analyze import Query, TestReport, check_system
 from progress.core.lts import Budget, explore_system
-from progress.errors import Inconclusive, InputError
-from progress.front.header import LaunchSettings, kernel_expectations
+from progress.errors import Inconclusive, InputError, UsageError
+from progress.front.header import (
+    LaunchSettings,
+    kernel_expectations,
+    parse_buffer,
+    parse_entry,
+    parse_init,
+    parse_workgroups,
+)
 from progress.front.spirv.kernel import KernelSystem, Launch
 from progress.front.spirv.load import LoadedKernel, kind_of, load_kernel
 from progress.report.render import label, phrase
@@ -82,10 +90,38 @@ def _expectations(loaded: LoadedKernel, name: str, kind: str, known: dict) -> di
 
 
 def _checked(loaded: LoadedKernel, test: str, path: str, queries, options) -> Checked:
+    system = _system(loaded, test, path)
+    return Checked(check_system(system, queries, **options), system)
+
+
+def _system(loaded: LoadedKernel, test: str, path: str) -> KernelSystem:
     settings = loaded.settings
     launch = Launch(settings.workgroups or 1, dict(settings.buffers), settings.init, loaded.entry.name)
-    system = KernelSystem(loaded.module, launch, test, path, _digest(loaded.binary, launch))
-    return Checked(check_system(system, queries, **options), system)
+    return KernelSystem(loaded.module, launch, test, path, _digest(loaded.binary, launch))
+
+
+def kernel_system(path: Path | str, given: LaunchSettings) -> KernelSystem:
+    """The kernel in `path` as a System, launched by its header and `given` (`progress show`)."""
+    name = display(path)
+    loaded = load_kernel(read_bytes(path), name, kind_of(path) or "spv", given)
+    return _system(loaded, Path(name).stem, name)
+
+
+def given_settings(workgroups, buffers, inits, entry, optimize) -> LaunchSettings:
+    """The command line's launch settings (they override each kernel header's)."""
+    buffer_lengths: dict[str, int] = {}
+    for text in buffers:
+        name, length = parse_buffer(text)
+        if name in buffer_lengths:
+            raise UsageError(f"--buffer {name} is given twice")
+        buffer_lengths[name] = length
+    return LaunchSettings(
+        workgroups=None if workgroups is None else parse_workgroups(workgroups),
+        buffers=MappingProxyType(buffer_lengths),
+        init=tuple(parse_init(text) for text in inits),
+        entry=None if entry is None else parse_entry(entry),
+        optimize=optimize,
+    )
 
 
 def _digest(binary: bytes, launch: Launch) -> str:

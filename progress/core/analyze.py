@@ -192,7 +192,10 @@ def _annotate(lts: LTS) -> _Annotated:
     return _Annotated(lts, found, group, list(index), cycle_groups)
 
 
-def fair_sets(lts: LTS, model: ProgressModel, n_threads: int) -> list[int]:
-    """F of every state of `lts` under `model`."""
+def fair_sets(lts: LTS, model: ProgressModel, n_threads: int, grouping: Grouping | None = None) -> list[int]:
+    """F of every state of `lts` under `model` (lifted to units with a grouping)."""
     fair = model.fair
-    return [fair(enabled, memory, n_threads) for enabled, memory in zip(lts.enabled, lts.memory)]
+    if grouping is None:
+        return [fair(enabled, memory, n_threads) for enabled, memory in zip(lts.enabled, lts.memory)]
+    threads_of, units_of = grouping.threads_of, grouping.units_of
+    return [units_of(fair(threads_of(e), memory, n_threads), e) for e, memory in zip(lts.enabled, lts.memory)]

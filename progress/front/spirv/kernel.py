@@ -1,7 +1,7 @@
 """A SPIR-V kernel launch as the checker core's `System` (docs/semantics.md section 8).
 
-A state is `(cells, locals)`: the shared memory cells and one frozen local
-state per invocation (`execute.py`). Units are invocations, numbered
+A state is one flat tuple: the shared memory cells, then one number per
+invocation naming its frozen local state (`execute.py`), interned here. Units are invocations, numbered
 workgroup by workgroup; `groups[u]` is u's workgroup. A step of a poised
 invocation performs its visible action and the local computation up to its
 next one; a barrier arrival makes it wait, and when every invocation of its
@@ -25,8 +25,8 @@ from progress.front.spirv.layout import Types, runtime_lengths, shared_layout
 MAX_INVOCATIONS = 64
 """Invocations in one launch at most (workgroups x local size): the state space grows exponentially in them."""
 
-State = Any
-"""`(cells, locals)`: a tuple of the shared cells and a tuple of frozen local states."""
+State = Any  # a tuple[int, ...]; Any so that it meets the System protocol, whose states are any Hashable
+"""The shared cells, then one number per invocation: its frozen local state, interned."""
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,13 @@ class KernelSystem:
         self.per_group = per_group
         self.groups = tuple(u // per_group for u in range(launch.workgroups * per_group))
         self._cell_names = {at: cell for cell, at in self.layout.names}
-        self._access: dict[tuple[int, Any], Access] = {}
-        self._after: dict[tuple[int, Any, tuple[int, ...]], tuple[tuple[tuple[int, int], ...], Any]] = {}
-        self._released: dict[tuple[int, Any], Any] = {}
+        self._cells = len(self.layout.initial)
+        self._ids: dict[Any, int] = {}  # frozen local state -> its number
+        self._locals: list[Any] = []  # number -> frozen local state
+        self._status: list[int] = []
+        self._access: dict[tuple[int, int], Access] = {}
+        self._after: dict[tuple[int, int, tuple[int, ...]], tuple[tuple[tuple[int, int], ...], int]] = {}
+        self._released: dict[tuple[int, int], int] = {}
 
     # --- the System protocol ------------------------------------------------
 
@@ -73,39 +77,44 @@ class KernelSystem:
     def initial(self) -> State:
         """Every invocation at its first visible action (computed on first use,
         inside the check, so that a local computation without end is inconclusive there)."""
-        return (self.layout.initial, tuple(self.interpreter.start(u) for u in range(len(self.groups))))
+        starts = tuple(self._intern(self.interpreter.start(u)) for u in range(len(self.groups)))
+        return self.layout.initial + starts
 
     def successors(self, state: State) -> list[tuple[int, State]]:
-        cells, locals_ = state
+        n = self._cells
+        status = self._status
         found = []
-        for unit, local in enumerate(locals_):
-            status = local[0]
-            if status == LOOPING:
+        for unit, local in enumerate(state[n:]):
+            kind = status[local]
+            if kind == LOOPING:
                 found.append((unit, state))
-            elif status == POISED:
-                writes, new_local = self._step(unit, local, cells)
-                new_locals = locals_[:unit] + (new_local,) + locals_[unit + 1 :]
-                if new_local[0] == WAITING:
-                    new_locals = self._release(unit, new_locals)
-                found.append((unit, (_written(cells, writes), new_locals)))
+            elif kind == POISED:
+                writes, new_local = self._step(unit, local, state)
+                at = n + unit
+                new = state[:at] + (new_local,) + state[at + 1 :]
+                if status[new_local] == WAITING:
+                    new = self._release(unit, new)
+                found.append((unit, _written(new, writes)))
         return found
 
     def finished(self, state: State) -> bool:
-        return all(local[0] == RETURNED for local in state[1])
+        return all(self._status[local] == RETURNED for local in state[self._cells :])
 
     def cells(self, state: State) -> tuple[tuple[str, int], ...]:
-        cells = state[0]
-        return tuple((name, cells[at]) for name, at in self.layout.names)
+        return tuple((name, state[at]) for name, at in self.layout.names)
 
     def positions(self, state: State) -> tuple[int, ...]:
         """The word offset of each invocation's next instruction (-1 once returned)."""
-        return tuple(-1 if local[0] == RETURNED else self._instruction(local).word_offset for local in state[1])
+        return tuple(
+            -1 if self._status[local] == RETURNED else self._instruction(local).word_offset
+            for local in state[self._cells :]
+        )
 
     def note(self, state: State, unit: int) -> StepNote:
-        local = state[1][unit]
+        local = state[self._cells + unit]
         inst = self._instruction(local)
         text = inst.source.text if inst.source else ""
-        if local[0] == LOOPING:
+        if self._status[local] == LOOPING:
             return StepNote(inst.where(), text, LOCAL_LOOP)
         access = self._access_of(unit, local)
         if access.barrier:
@@ -114,7 +123,8 @@ class KernelSystem:
         return StepNote(inst.where(), text, f"{inst.opcode[2:]} {cells}")
 
     def waits(self, state: State) -> tuple[tuple[int, StepNote], ...]:
-        return tuple((u, self.note(state, u)) for u, local in enumerate(state[1]) if local[0] != RETURNED)
+        locals_ = state[self._cells :]
+        return tuple((u, self.note(state, u)) for u, local in enumerate(locals_) if self._status[local] != RETURNED)
 
     def unit_name(self, unit: int) -> str:
         group, index = divmod(unit, self.per_group)
@@ -122,51 +132,62 @@ class KernelSystem:
 
     # --- stepping -----------------------------------------------------------
 
-    def _access_of(self, unit: int, local: Any) -> Access:
+    def _intern(self, local: Any) -> int:
+        """The number of a frozen local state: states hold numbers, so they hash fast and share memory."""
+        number = self._ids.get(local)
+        if number is None:
+            number = self._ids[local] = len(self._locals)
+            self._locals.append(local)
+            self._status.append(local[0])
+        return number
+
+    def _access_of(self, unit: int, local: int) -> Access:
         key = (unit, local)
         access = self._access.get(key)
         if access is None:
-            access = self.interpreter.access(self.interpreter.thaw(local), unit)
+            access = self.interpreter.access(self.interpreter.thaw(self._locals[local]), unit)
             assert access is not None, "a poised invocation is at a visible action"
             self._access[key] = access
         return access
 
-    def _step(self, unit: int, local: Any, cells: tuple[int, ...]) -> tuple[tuple[tuple[int, int], ...], Any]:
+    def _step(self, unit: int, local: int, state: State) -> tuple[tuple[tuple[int, int], ...], int]:
         access = self._access_of(unit, local)
-        old = tuple([cells[c] for c in access.cells])
+        old = tuple([state[c] for c in access.cells])
         key = (unit, local, old)
         result = self._after.get(key)
         if result is None:
+            frozen = self._locals[local]
             if access.barrier:
-                result = ((), (WAITING,) + local[1:])
+                result = ((), self._intern((WAITING,) + frozen[1:]))
             else:
-                run = self.interpreter.thaw(local)
+                run = self.interpreter.thaw(frozen)
                 writes = self.interpreter.perform(run, unit, old)
-                result = (writes, self.interpreter.settle(run, unit))
+                result = (writes, self._intern(self.interpreter.settle(run, unit)))
             self._after[key] = result
         return result
 
-    def _release(self, unit: int, locals_: tuple[Any, ...]) -> tuple[Any, ...]:
+    def _release(self, unit: int, state: State) -> State:
         """Release `unit`'s workgroup when all of it waits at one barrier."""
-        first = self.groups[unit] * self.per_group
-        members = locals_[first : first + self.per_group]
-        where = {_position(local) if local[0] == WAITING else None for local in members}
+        first = self._cells + self.groups[unit] * self.per_group
+        members = state[first : first + self.per_group]
+        where = {_position(self._locals[m]) if self._status[m] == WAITING else None for m in members}
         if len(where) != 1 or None in where:
-            return locals_
-        released = tuple(self._released_local(first + i, local) for i, local in enumerate(members))
-        return locals_[:first] + released + locals_[first + self.per_group :]
+            return state
+        base = first - self._cells
+        released = tuple(self._released_local(base + i, local) for i, local in enumerate(members))
+        return state[:first] + released + state[first + self.per_group :]
 
-    def _released_local(self, unit: int, local: Any) -> Any:
+    def _released_local(self, unit: int, local: int) -> int:
         key = (unit, local)
         after = self._released.get(key)
         if after is None:
-            run = self.interpreter.thaw(local)
+            run = self.interpreter.thaw(self._locals[local])
             run.top.at += 1
-            after = self._released[key] = self.interpreter.settle(run, unit)
+            after = self._released[key] = self._intern(self.interpreter.settle(run, unit))
         return after
 
-    def _instruction(self, local: Any) -> Instruction:
-        fid, block, at = local[1][-1][:3]
+    def _instruction(self, local: int) -> Instruction:
+        fid, block, at = self._locals[local][1][-1][:3]
         return self.interpreter.codes[fid].blocks[block].instructions[at]
 
 
