@@ -18,7 +18,7 @@ import networkx as nx
 
 from progress.core.lts import ProgramLTS, explore
 from progress.core.program import Program
-from progress.core.semantics import compile_program
+from progress.core.semantics import Machine, compile_program
 
 from .space import Bounds
 
@@ -137,6 +137,7 @@ def _sharing(program: Program) -> list[Violation]:
 def _dynamic(program: Program, explored: ProgramLTS) -> list[Violation]:
     """Constraint 5 and the 'changes memory' part of 6, from every reachable step."""
     machine = explored.machine
+    assert isinstance(machine, Machine), "synthesis explores AXB programs only"
     seen: set[tuple[int, int, str]] = set()
     for state in explored.states:
         for t, pc in enumerate(machine.pcs_of(state)):

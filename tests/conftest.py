@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+SHARED = Path(os.environ.get("PROGRESS_SHARED") or REPO.parent / "shared")
+"""Beside the checkout (as CI lays it out), or where $PROGRESS_SHARED says (a git worktree elsewhere)."""
 OOPSLA = SHARED / "data" / "oopsla21"
 
 

@@ -193,3 +193,117 @@ def test_ctrl_c_re_raised_as_another_error_is_an_interruption_not_a_crash(monkey
     err = capsys.readouterr().err
     assert exit_info.value.code == 130, err
     assert "interrupted" in err and "internal error" not in err
+
+
+KERNEL = """// progress: --workgroups 2
+#version 450
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer Data { uint flag; uint data[]; };
+void main() {
+    data[gl_WorkGroupID.x] = 1u;
+}
+"""
+HOSTILE_KERNELS = {
+    "rejected.comp": "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {\n    uint x = nothing;\n}\n",
+    "subgroup.comp": "#version 450\n#extension GL_KHR_shader_subgroup_ballot : require\n"
+    "layout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer D { uint x; };\n"
+    "void main() {\n    x = subgroupBroadcastFirst(1u);\n}\n",
+    "image.comp": "#version 450\nlayout(local_size_x = 1) in;\nlayout(binding = 0, r32ui) uniform uimage2D img;\n"
+    "void main() {\n    imageStore(img, ivec2(0, 0), uvec4(1u));\n}\n",
+    "oob.comp": "#version 450\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer D { uint d[2]; };\n"
+    "void main() {\n    uint i = 2u;\n    d[i] = 1u;\n}\n",
+    "empty.comp": "",
+    "random.spv": "\x03\x02\x23\x07 not really SPIR-V at all",
+}
+
+
+@pytest.mark.parametrize(
+    "options, cause",
+    [
+        (["--workgroups", "0"], "--workgroups '0' is outside 1..64"),
+        (["--workgroups", str(10**9)], "--workgroups '1000000000' is outside 1..64"),
+        (["--workgroups", BIG], "--workgroups '99999"),
+        (["--workgroups", "-3"], "--workgroups wants a whole number"),
+        (["--buffer", "data=-1"], "--buffer wants NAME=LENGTH, not 'data=-1'"),
+        (["--buffer", "data=0"], "the length is outside 1..65536"),
+        (["--buffer", "ghost=4"], "no runtime-sized array is called 'ghost' (Data, data)"),
+        (["--buffer", "data=2", "--init", "data[2]=1"], "no shared memory cell is called 'data[2]'"),
+        (["--buffer", "data=2", "--init", "ghost=1"], "no shared memory cell is called 'ghost'"),
+        (["--buffer", "data=2", "--init", f"flag={2**32}"], "the value is not a 32-bit integer"),
+        ([], "needs a length: --buffer data=LEN"),
+        (["--buffer", "data=2", "--workgroups", "64", "--entry", "other"], "no entry point"),
+    ],
+)
+def test_bad_kernel_launches_are_exit_2_with_the_reason(tmp_path, options, cause, monkeypatch, capsys):
+    (tmp_path / "k.comp").write_text(KERNEL)
+    status, err = in_process(["check", "k.comp", *options], tmp_path, monkeypatch, capsys)
+    assert_refused(status, err, cause)
+
+
+@pytest.mark.parametrize(
+    "name, cause",
+    [
+        ("rejected.comp", "rejected.comp:4:"),
+        ("subgroup.comp", "OpGroupNonUniformBroadcastFirst: subgroup operations are not supported"),
+        ("image.comp", "image.comp:"),
+        ("oob.comp", "oob.comp:6: OpAccessChain: index 2 is out of bounds"),
+        ("empty.comp", "empty"),
+        ("random.spv", "random.spv"),
+    ],
+)
+def test_hostile_kernels_are_exit_2_with_the_reason(tmp_path, name, cause, monkeypatch, capsys):
+    (tmp_path / name).write_text(HOSTILE_KERNELS[name])
+    status, err = in_process(["check", name], tmp_path, monkeypatch, capsys)
+    assert_refused(status, err, cause)
+
+
+def test_a_hostile_kernel_does_not_stop_a_batch(tmp_path):
+    (tmp_path / "oob.comp").write_text(HOSTILE_KERNELS["oob.comp"])
+    status, out, err = run("check", "oob.comp", MUTEX, "--model", "OBE", "--weak", cwd=tmp_path)
+    assert_refused(status, err, "index 2 is out of bounds")
+    assert "mutex: OBE weak: guaranteed to terminate" in out and "1 file(s) with bad input" in out
+
+
+MORE_HOSTILE_KERNELS = {
+    # the launch in the file's own header, not on the command line: refused at the header's position
+    "zero.comp": "// progress: --workgroups 0\n#version 450\nlayout(local_size_x = 1) in;\n"
+    "layout(std430, binding = 0) buffer D { uint x; };\nvoid main() {\n    x = 1u;\n}\n",
+    "billion.comp": "// progress: --workgroups 1000000000\n#version 450\nlayout(local_size_x = 1) in;\n"
+    "layout(std430, binding = 0) buffer D { uint x; };\nvoid main() {\n    x = 1u;\n}\n",
+    # an index out of range on one interleaving only: read from memory another workgroup writes
+    "racy_index.comp": "// progress: --workgroups 2\n#version 450\nlayout(local_size_x = 1) in;\n"
+    "layout(std430, binding = 0) buffer D { uint index; uint d[2]; };\nvoid main() {\n"
+    "    if (gl_WorkGroupID.x == 0u) {\n        atomicExchange(index, 5u);\n    } else {\n"
+    "        d[atomicOr(index, 0u)] = 1u;\n    }\n}\n",
+    "wave.hlsl": "// progress: --workgroups 2 --buffer d=2\nRWStructuredBuffer<uint> d : register(u0);\n"
+    "[numthreads(1, 1, 1)]\nvoid main(uint3 id : SV_GroupID) {\n    d[id.x] = WaveActiveSum(id.x);\n}\n",
+    "undeclared.comp": "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {\n"
+    "    uint x = atomicExchange(nothing, 1u);\n}\n",
+}
+
+
+@pytest.mark.parametrize(
+    "name, cause",
+    [
+        ("zero.comp", "zero.comp:1:27: error: --workgroups '0' is outside 1..64"),
+        ("billion.comp", "billion.comp:1:27: error: --workgroups '1000000000' is outside 1..64"),
+        ("racy_index.comp", "racy_index.comp:9: OpAccessChain: index 5 is out of bounds of an array of length 2"),
+        ("wave.hlsl", "wave.hlsl:5:1: error: OpGroupNonUniformIAdd: subgroup operations are not supported"),
+        ("undeclared.comp", "undeclared.comp:4:29: error: 'nothing' : undeclared identifier"),
+    ],
+)
+def test_hostile_kernel_files_are_exit_2_with_a_position(tmp_path, name, cause):
+    """Through the console script, as users run it: never a verdict, a traceback, 1 or 70."""
+    (tmp_path / name).write_text(MORE_HOSTILE_KERNELS[name])
+    status, out, err = run("check", name, cwd=tmp_path)
+    assert_refused(status, err + out, cause)
+    assert (
+        "guaranteed to terminate" not in out.split("checked")[0] and "may not terminate" not in out.split("checked")[0]
+    )
+
+
+def test_export_glsl_of_bad_input_writes_nothing(tmp_path):
+    (tmp_path / "empty.axb").write_text("thread 0\n")
+    status, out, err = run("export", "--format", "glsl", "empty.axb", "-o", "empty.comp", cwd=tmp_path)
+    assert_refused(status, err, "empty.axb:1:8: error: thread 0 is empty")
+    assert not (tmp_path / "empty.comp").exists()

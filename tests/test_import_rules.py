@@ -30,6 +30,7 @@ CHECK_PATH = (
     "progress/front/axb/grammar.py",
     "progress/core/program.py",
     "progress/core/semantics.py",
+    "progress/core/system.py",
     "progress/core/lts.py",
     "progress/core/graph.py",
     "progress/core/check.py",

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 from progress.core.analyze import NO_FAIRNESS, fair_sets
 from progress.core.check import WEAK, witness
-from progress.core.lts import LTS, Budget, ProgramLTS, explore, product
+from progress.core.lts import LTS, Budget, ProgramLTS, explore, explore_system, product
 from progress.core.program import Program
-from progress.core.semantics import compile_program
-from progress.core.witness import Lasso, build_lasso
+from progress.core.semantics import Machine, compile_program
+from progress.core.system import Grouping, System
+from progress.core.witness import Lasso, build_lasso, deadlock_lasso
 from progress.models.base import ProgressModel
 
 Edge = tuple[int, int, int]  # (source, thread, destination)
@@ -26,7 +27,7 @@ class Picture:
     """What to draw: the product LTS, F per state, the witness (if any) and
     the lasso's edges, split into the way to the loop and the loop."""
 
-    program: Program
+    program: Program | System
     model: ProgressModel
     fairness: str
     explored: ProgramLTS
@@ -61,6 +62,29 @@ def picture(program: Program, model: ProgressModel, fairness: str, max_states: i
     return Picture(*shown, frozenset(members), lasso, tuple(edges[:loop_start]), tuple(edges[loop_start:]))
 
 
+def kernel_picture(system: System, model: ProgressModel, fairness: str, max_states: int | None = None) -> Picture:
+    """`picture` for a System (a kernel): units step, F lifted from the model's
+    threads; a reachable deadlock is the witness (docs/semantics.md section 8)."""
+    budget = Budget(max_states)
+    explored = explore_system(system, budget)
+    grouping = Grouping(system.groups)
+    lts = product(explored.lts, model.memory, grouping.n_threads, budget, grouping.groups)
+    fair = fair_sets(lts, model, grouping.n_threads, grouping)
+    mode = fairness if model.has_fairness else WEAK
+    shown = (system, model, fairness if model.has_fairness else NO_FAIRNESS, explored, lts, fair)
+    if explored.deadlocks:
+        lasso = deadlock_lasso(explored, lts, fair, mode)
+        dead = set(explored.deadlocks)
+        members = frozenset(s for s, origin in enumerate(lts.origin) if origin in dead)
+        return Picture(*shown, members, lasso, tuple(follow(lts, [step.thread for step in lasso.steps])), ())
+    found = witness(lts, fair, mode)
+    if found is None:
+        return Picture(*shown, frozenset(), None, (), ())
+    lasso = build_lasso(explored, lts, fair, found, mode)
+    edges = follow(lts, [step.thread for step in lasso.steps])
+    return Picture(*shown, frozenset(found), lasso, tuple(edges[: lasso.loop_start]), tuple(edges[lasso.loop_start :]))
+
+
 def follow(lts: LTS, threads: list[int]) -> list[Edge]:
     """The edges taken from the initial state when `threads` step in turn."""
     edges, state = [], 0
@@ -86,11 +110,15 @@ def _threads(mask: int) -> str:
 
 
 def state_text(pic: Picture, state: int) -> str:
-    """`m=0 | pc 0,1` then the model's memory, e.g. `started {0}`."""
+    """`m=0 | pc 0,1` (for a kernel: the cells, then each invocation's next
+    source line, `waits` at a barrier or `ret`), then the model's memory, e.g. `started {0}`."""
     raw = pic.explored.states[pic.lts.origin[state]]
     machine = pic.explored.machine
-    memory = " ".join(f"{loc}={value}" for loc, value in machine.memory_of(raw).items())
-    text = f"{memory} | pc " + ",".join(str(pc) for pc in machine.pcs_of(raw))
+    if isinstance(machine, Machine):
+        memory = " ".join(f"{loc}={value}" for loc, value in machine.memory_of(raw).items())
+        text = f"{memory} | pc " + ",".join(str(pc) for pc in machine.pcs_of(raw))
+    else:
+        text = " ".join(f"{cell}={value}" for cell, value in machine.cells(raw)) + " | " + _where(pic, state)
     remembered = pic.lts.memory[state]
     if pic.model.memory.name == "started" and isinstance(remembered, int):
         text += f"\nstarted {_threads(remembered)}"
@@ -99,10 +127,32 @@ def state_text(pic: Picture, state: int) -> str:
     return text
 
 
-def step_label(pic: Picture, state: int, thread: int) -> str:
-    """`T0:1 {0,1}`: thread, instruction index, F before the step."""
+def _where(pic: Picture, state: int) -> str:
+    """Each invocation's next source line (`:9`), `waits` at a barrier or `ret` once returned."""
     raw = pic.explored.states[pic.lts.origin[state]]
-    pc = pic.explored.machine.pcs_of(raw)[thread]
+    machine = pic.explored.machine
+    assert not isinstance(machine, Machine)
+    waiting = {unit for unit, _ in machine.waits(raw)}
+    enabled = pic.lts.enabled[state]
+    parts = []
+    for unit in range(len(machine.groups)):
+        if enabled >> unit & 1:
+            parts.append(":" + machine.note(raw, unit).where.rpartition(":")[2])
+        else:
+            parts.append("waits" if unit in waiting else "ret")
+    return ",".join(parts)
+
+
+def step_label(pic: Picture, state: int, thread: int) -> str:
+    """`T0:1 {0,1}`: thread, instruction index, F before the step (for a
+    kernel: invocation `w.i`, source line)."""
+    raw = pic.explored.states[pic.lts.origin[state]]
+    machine = pic.explored.machine
+    if not isinstance(machine, Machine):
+        group, index = divmod(thread, len(machine.groups) // (max(machine.groups) + 1))
+        line = machine.note(raw, thread).where.rpartition(":")[2]
+        return f"{group}.{index}:{line} {_threads(pic.fair[state])}"
+    pc = machine.pcs_of(raw)[thread]
     return f"T{thread}:{pc} {_threads(pic.fair[state])}"
 
 
@@ -166,11 +216,13 @@ def to_text(pic: Picture) -> str:
     for state, edges in enumerate(pic.lts.succ):
         mark = "*" if state in pic.members else " "
         end = "  (end)" if pic.lts.enabled[state] == 0 else ""
+        if end and pic.lasso is not None and pic.lasso.kind == "deadlock" and state in pic.members:
+            end = "  (deadlock)"
         lines.append(f"{mark} {state_name(state)}  [{state_text(pic, state).replace(chr(10), '] [')}]{end}")
         for thread, dst in edges:
             arrow = "=>" if (state, thread, dst) in loop else "->"
             lines.append(f"      {arrow} {state_name(dst):<4} {step_label(pic, state, thread)}")
-    if pic.lasso is not None:
+    if pic.lasso is not None and pic.loop:
         lines.append(
             "loop (=>): "
             + " ".join(f"{state_name(s)} -T{t}->" for s, t, _ in pic.loop)

@@ -6,13 +6,23 @@ import math
 
 import click
 
-from progress.cli.inputs import display, expand_each, read_text
+from progress.cli.inputs import AXB_SUFFIXES, KERNEL_SUFFIXES, display, expand_each, read_text
 from progress.core.analyze import FAIRNESSES, NO_FAIRNESS, check_program, queries_for
+from progress.core.program import Program
 from progress.core.registry import all_models, find_model
 from progress.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
 from progress.front.axb.parse import parse_program
 from progress.front.expect import expectations, mismatches
-from progress.report.render import lasso_text, phrase_of, report_json, table, verdict_line
+from progress.report.render import (
+    csv_header,
+    csv_row,
+    kernel_lasso_text,
+    lasso_text,
+    phrase_of,
+    report_json,
+    table,
+    verdict_line,
+)
 
 
 @click.command()
@@ -30,10 +40,10 @@ from progress.report.render import lasso_text, phrase_of, report_json, table, ve
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json"]),
+    type=click.Choice(["text", "json", "csv"]),
     default="text",
     show_default=True,
-    help="text, or JSON Lines (one object per test).",
+    help="text, JSON Lines (one object per test), or CSV (one row per test, P/F/? per verdict).",
 )
 @click.option(
     "--witness/--no-witness",
@@ -58,12 +68,32 @@ from progress.report.render import lasso_text, phrase_of, report_json, table, ve
     is_flag=True,
     help="Compare with each test's '# expect:' header line instead; exit 1 on any mismatch.",
 )
-def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit, expect_header):
+@click.option("--workgroups", metavar="N", help="Kernels: dispatch N workgroups (default: the header's, else 1).")
+@click.option(
+    "--buffer",
+    "buffers",
+    multiple=True,
+    metavar="NAME=LEN",
+    help="Kernels: a runtime-sized array's length (repeatable).",
+)
+@click.option(
+    "--init",
+    "inits",
+    multiple=True,
+    metavar="NAME=V|NAME[i]=V",
+    help="Kernels: a shared cell's initial value, or every cell of NAME (repeatable; 0 otherwise).",
+)
+@click.option("--entry", metavar="NAME", help="Kernels: the compute entry point to check (default: the first).")
+@click.option(
+    "--optimize", is_flag=True, default=None, help="Kernels: also check the spirv-opt -O module and say what differs."
+)
+def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit, expect_header, **kernel_options):
     """Decide whether each test is guaranteed to terminate.
 
-    PATHS are .axb files, directories (searched recursively) or @LIST files.
-    Exit status: 0 every verdict is "guaranteed to terminate", 1 some test may
-    not terminate, 2 bad input, 3 some check was inconclusive. With
+    PATHS are .axb tests, kernels (.comp GLSL, .hlsl HLSL, .spv SPIR-V,
+    .spvasm SPIR-V assembly), directories (searched recursively) or @LIST
+    files. Exit status: 0 every verdict is "guaranteed to terminate", 1 some
+    test may not terminate, 2 bad input, 3 some check was inconclusive. With
     --expect-header: 0 every expectation holds, 1 some does not, 2 bad input.
     """
     models = list(dict.fromkeys(find_model(name) for name in _model_list(model_names))) or list(all_models())
@@ -79,30 +109,73 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
         + ("" if query.fairness == NO_FAIRNESS else f"/{query.fairness}")
         for query in queries_for(all_models())
     }
+    given = _kernel_settings(**kernel_options)
     tally = {"terminates": 0, "fails": 0, "inconclusive": 0, "tests": 0, "bad": 0, "met": 0, "mismatched": 0}
-    for path in expand_each(list(paths)):
+    witnesses = show_witness or fmt == "json"
+    if fmt == "csv":
+        click.echo(csv_header(queries), nl=False)
+    for path in expand_each(list(paths), AXB_SUFFIXES + KERNEL_SUFFIXES):
         try:
             if isinstance(path, InputError):
                 raise path
-            text = read_text(path)
-            program = parse_program(text, display(path))
-            expected = _selected(expectations(text, display(path), known), queries) if expect_header else None
+            if path.suffix in KERNEL_SUFFIXES:
+                from progress.cli.kernel import check_kernel  # the SPIR-V front end, on demand
+
+                result = check_kernel(
+                    path,
+                    given,
+                    queries,
+                    max_states=max_states,
+                    time_limit=time_limit,
+                    witnesses=witnesses,
+                    known=known if expect_header else None,
+                )
+                expected = None if result.expected is None else _selected(result.expected, queries)
+                reports = [c.report for c in result.checked]
+                notes = result.differences
+            else:
+                text = read_text(path)
+                program = parse_program(text, display(path))
+                expected = _selected(expectations(text, display(path), known), queries) if expect_header else None
+                reports = [
+                    check_program(program, queries, max_states=max_states, time_limit=time_limit, witnesses=witnesses)
+                ]
+                notes = ()
         except InputError as error:
             click.echo(error.render(), err=True)
             tally["bad"] += 1
             continue
-        report = check_program(
-            program, queries, max_states=max_states, time_limit=time_limit, witnesses=show_witness or fmt == "json"
-        )
-        _count(tally, report)
-        if expected is not None:
-            click.echo(_expectation_text(report, expected, tally), err=fmt == "json")
-        if fmt == "json":
-            click.echo(report_json(report, display(path)))
-        elif expected is None:
-            click.echo(_text(report, display(path), len(queries) == 1, show_witness))
-    click.echo(_summary(tally, expect_header), err=fmt == "json")
+        for index, report in enumerate(reports):
+            _count(tally, report)
+            shown = display(path) + (" (spirv-opt -O)" if index else "")
+            _show(report, shown, fmt, expected, tally, len(queries) == 1, show_witness)
+        for note in notes:
+            click.echo(note, err=fmt != "text")
+    click.echo(_summary(tally, expect_header), err=fmt != "text")
     raise SystemExit(_exit_code(tally, expect_header))
+
+
+def _show(report, path: str, fmt: str, expected, tally, single: bool, show_witness: bool) -> None:
+    """One report: its expectation line (with --expect-header) and its output in `fmt`."""
+    if expected is not None:
+        click.echo(_expectation_text(report, expected, tally), err=fmt != "text")
+    if fmt == "json":
+        click.echo(report_json(report, path))
+    elif fmt == "csv":
+        click.echo(csv_row(report, path), nl=False)
+    elif expected is None:
+        click.echo(_text(report, path, single, show_witness))
+
+
+def _kernel_settings(**options):
+    """The command line's launch settings, read only when they are given (the SPIR-V front end on demand)."""
+    if not any(value not in (None, ()) for value in options.values()):
+        from progress.front.header import LaunchSettings
+
+        return LaunchSettings()
+    from progress.cli.kernel import given_settings
+
+    return given_settings(**options)
 
 
 def _model_list(values: tuple[str, ...]) -> list[str]:
@@ -156,7 +229,10 @@ def _text(report, path: str, single: bool, show_witness: bool) -> str:
             if verdict.witness is not None:
                 if not single:
                     lines.append(f"  {verdict.model} {verdict.fairness}: may not terminate")
-                lines.append(lasso_text(verdict.witness, report.program))
+                if isinstance(report.program, Program):
+                    lines.append(lasso_text(verdict.witness, report.program))
+                else:
+                    lines.append(kernel_lasso_text(verdict.witness))
     return "\n".join(lines)
 
 

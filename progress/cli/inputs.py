@@ -22,6 +22,10 @@ _DIGITS = re.compile(r"(\d+)")
 STDIN = Path("-")
 """The path `-`: the test is read from standard input (once)."""
 
+AXB_SUFFIXES = (".axb",)
+KERNEL_SUFFIXES = (".comp", ".hlsl", ".spv", ".spvasm")
+"""A kernel: GLSL or HLSL compute shader source, SPIR-V binary or assembly (`progress check` only)."""
+
 
 def expand(paths: list[str]) -> list[Path]:
     """Every test file named by `paths`, in order, without repeats; the first
@@ -34,27 +38,27 @@ def expand(paths: list[str]) -> list[Path]:
     return found
 
 
-def expand_each(paths: list[str]) -> list[Path | InputError]:
+def expand_each(paths: list[str], suffixes: tuple[str, ...] = AXB_SUFFIXES) -> list[Path | InputError]:
     """Like `expand`, but a bad path becomes its InputError in the list, so a
-    batch can report it and go on."""
-    return [Path(item) if isinstance(item, str) else item for item in expand_names(paths)]
+    batch can report it and go on; directories give their files with these `suffixes`."""
+    return [Path(item) if isinstance(item, str) else item for item in expand_names(paths, suffixes)]
 
 
-def expand_names(paths: list[str]) -> list[str | InputError]:
+def expand_names(paths: list[str], suffixes: tuple[str, ...] = AXB_SUFFIXES) -> list[str | InputError]:
     """`expand_each` with each file as the text of its Path (`str(Path(...))`,
     `-` for standard input): a 341,727-test export is listed without building
     a Path per file (2.4 s). Equal Paths have equal texts here (POSIX)."""
     found: dict[str | InputError, None] = {}
     for raw in paths:
         try:
-            for path in _expand_one(raw, ()):
+            for path in _expand_one(raw, (), suffixes):
                 found.setdefault(path, None)
         except InputError as error:
             found[error] = None
     return list(found)
 
 
-def _expand_one(raw: str, lists: tuple[Path, ...]) -> list[str | InputError]:
+def _expand_one(raw: str, lists: tuple[Path, ...], suffixes: tuple[str, ...] = AXB_SUFFIXES) -> list[str | InputError]:
     """`raw`'s test files; `lists` are the @list files being expanded around it
     (a list naming itself, directly or not, is a cycle)."""
     if not raw.strip():
@@ -62,17 +66,17 @@ def _expand_one(raw: str, lists: tuple[Path, ...]) -> list[str | InputError]:
     if raw == "-":
         return [str(STDIN)]
     if raw.startswith("@"):
-        return _expand_list(Path(raw[1:]), lists)
+        return _expand_list(Path(raw[1:]), lists, suffixes)
     path = Path(raw)
     if path.is_dir():
-        return _walk(path, raw)
+        return _walk(path, raw, suffixes)
     if not path.exists():
         raise InputError(f"no such file or directory: {raw}")
     return [str(path)]
 
 
-def _walk(directory: Path, raw: str) -> list[str | InputError]:
-    """Every `*.axb` file below `directory` (symbolic links to directories are
+def _walk(directory: Path, raw: str, suffixes: tuple[str, ...] = AXB_SUFFIXES) -> list[str | InputError]:
+    """Every `*.axb` file (or other `suffixes`) below `directory` (symbolic links to directories are
     not followed), in natural order; a subdirectory that cannot be read is an
     InputError in the list, after the files, never silently skipped."""
     files: list[str] = []
@@ -87,16 +91,19 @@ def _walk(directory: Path, raw: str) -> list[str | InputError]:
         prefix = str(Path(folder) / "x")[:-1]  # what `Path(folder) / name` writes before the name
         folder_key = _natural_key(prefix)[:-1]  # the prefix ends with a separator: see _natural_key
         for name in names:
-            if name.endswith(".axb"):
+            if name.endswith(suffixes):
                 files.append(prefix + name)
                 keys.append(folder_key + _natural_key(name))
     if not files and not errors:
-        raise InputError(f"no .axb files in directory {raw}")
+        kinds = ".axb" if suffixes == AXB_SUFFIXES else ".axb or kernel (" + ", ".join(suffixes[1:]) + ")"
+        raise InputError(f"no {kinds} files in directory {raw}")
     order = sorted(range(len(files)), key=keys.__getitem__)
     return [*(files[i] for i in order), *errors]
 
 
-def _expand_list(listing: Path, lists: tuple[Path, ...] = ()) -> list[str | InputError]:
+def _expand_list(
+    listing: Path, lists: tuple[Path, ...] = (), suffixes: tuple[str, ...] = AXB_SUFFIXES
+) -> list[str | InputError]:
     """The list's files in order; a bad entry becomes its InputError (positioned
     in the list when it does not exist, or when it is an @list that is already
     being expanded: a cycle) and the other entries still count. An entry
@@ -120,7 +127,7 @@ def _expand_list(listing: Path, lists: tuple[Path, ...] = ()) -> list[str | Inpu
             result.append(InputError(f"the list {entry} names itself (a cycle of @lists)", position))
             continue
         try:
-            result += _expand_one(("@" if nested else "") + str(target), (*lists, key))
+            result += _expand_one(("@" if nested else "") + str(target), (*lists, key), suffixes)
         except InputError as error:
             result.append(error)
     if not entries:
@@ -157,6 +164,17 @@ def _natural_key(text: str) -> str:
 
 MAX_BYTES = 64 * 1024 * 1024
 """No input the tool reads is near this size; a larger file is refused, not loaded."""
+
+
+def read_bytes(path: Path | str) -> bytes:
+    """A file's bytes (standard input for `-`), regular files only, at most MAX_BYTES."""
+    try:
+        data = sys.stdin.buffer.read(MAX_BYTES + 1) if _is_stdin(path) else _read_regular(path)
+    except OSError as error:
+        raise InputError(f"cannot read {path}: {error.strerror or error}") from None
+    if len(data) > MAX_BYTES:
+        raise InputError(f"cannot read {path}: larger than {MAX_BYTES // (1024 * 1024)} MiB")
+    return data
 
 
 def read_text(path: Path | str) -> str:

@@ -7,16 +7,19 @@ from pathlib import Path
 
 import click
 
+from progress.back.glsl_source import shader
 from progress.back.promela import to_promela
-from progress.cli.inputs import expand, load, read_text, suite_names
+from progress.cli.inputs import display, expand, read_text, suite_names
 from progress.cli.outputs import write_file
 from progress.core.canonical import canonical_text
 from progress.core.program import is_name
 from progress.core.registry import find_model
 from progress.errors import EXIT_OK, InputError, UsageError
 from progress.front.artifact import parse_artifact, to_artifact
+from progress.front.axb.parse import parse_program
+from progress.front.expect import expect_cells
 
-SUFFIX = {"axb": ".axb", "artifact": ".txt", "promela": ".pml"}
+SUFFIX = {"axb": ".axb", "artifact": ".txt", "glsl": ".comp", "promela": ".pml"}
 
 
 @click.command("import")
@@ -70,8 +73,10 @@ def import_command(files, output, name):
 )
 def export_command(paths, fmt, model_name, fairness, canonical, output):
     """Write tests as .axb (normalised or --canonical), as the artifact's text
-    form, or as Promela for SPIN with the model's fair set as ghost state and
-    weak fairness as an acceptance condition (re-check command in its header).
+    form, as a GLSL compute shader (a kernel test: one workgroup per thread,
+    the test's `# expect:` line carried over; docs/kernels.md), or as Promela
+    for SPIN with the model's fair set as ghost state and weak fairness as an
+    acceptance condition (re-check command in its header).
 
     Exit status: 0 written, 2 bad input or usage.
     """
@@ -88,20 +93,23 @@ def export_command(paths, fmt, model_name, fairness, canonical, output):
     model = find_model(model_name) if model_name else None
     texts = []
     for path in files:
-        program = load(path)
+        text = read_text(path)
+        program = parse_program(text, display(path))
         try:
-            texts.append(_export(program, fmt, model, canonical, path))
+            texts.append(_export(program, fmt, model, canonical, path, text))
         except ValueError as error:
             raise InputError(str(error)) from None
     _write_all(list(paths), files, texts, output, SUFFIX[fmt])
     raise SystemExit(EXIT_OK)
 
 
-def _export(program, fmt: str, model, canonical: bool, path: Path) -> str:
+def _export(program, fmt: str, model, canonical: bool, path: Path, text: str) -> str:
     if fmt == "axb":
         return canonical_text(program) if canonical else program.to_axb()
     if fmt == "artifact":
         return to_artifact(program)
+    if fmt == "glsl":
+        return shader(program, expect_cells(text, display(path)))
     return to_promela(program, model, path.with_suffix(".pml").name)
 
 

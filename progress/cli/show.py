@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
-from progress.back.draw import picture, to_dot, to_text
-from progress.cli.inputs import load
+from progress.back.draw import kernel_picture, picture, to_dot, to_text
+from progress.cli.inputs import KERNEL_SUFFIXES, load
 from progress.cli.outputs import write_file, write_stdout
 from progress.core.registry import find_model
 from progress.errors import EXIT_OK, UsageError
@@ -42,10 +42,15 @@ much faster than linearly, and an 8,000-state LTS takes it minutes."""
     show_default=True,
     help="SVG/PNG only: refuse (exit 2) an LTS with more states than this instead of running Graphviz for minutes.",
 )
-def show(path, model_name, fairness, fmt, output, max_states, max_draw):
+@click.option("--workgroups", metavar="N", help="Kernels: dispatch N workgroups (default: the header's, else 1).")
+@click.option("--buffer", "buffers", multiple=True, metavar="NAME=LEN", help="Kernels: a runtime array's length.")
+@click.option("--init", "inits", multiple=True, metavar="NAME=V|NAME[i]=V", help="Kernels: a cell's initial value.")
+def show(path, model_name, fairness, fmt, output, max_states, max_draw, workgroups, buffers, inits):
     """Draw TEST.axb's LTS under MODEL: states (memory | pcs, model memory),
     steps `T<thread>:<instruction> {F}`, end states doubly outlined, the
-    witness set shaded, its loop in red and the way there in blue.
+    witness set shaded, its loop in red and the way there in blue. A kernel
+    (.comp, .hlsl, .spv, .spvasm): states (cells | each invocation's next
+    source line), steps `<workgroup>.<invocation>:<line> {F}`.
 
     Exit status: 0 drawn, 2 bad input, Graphviz missing or more than
     --max-draw states for SVG/PNG, 3 state bound hit.
@@ -54,7 +59,13 @@ def show(path, model_name, fairness, fmt, output, max_states, max_draw):
     if fmt == "png" and output is None and sys.stdout.isatty():
         raise UsageError("a PNG is binary: give -o FILE.png (or redirect standard output)")
     model = find_model(model_name)
-    pic = picture(load(path), model, fairness, max_states)
+    if path.suffix in KERNEL_SUFFIXES:
+        from progress.cli.kernel import given_settings, kernel_system  # the SPIR-V front end, on demand
+
+        given = given_settings(workgroups, buffers, inits, None, None)
+        pic = kernel_picture(kernel_system(path, given), model, fairness, max_states)
+    else:
+        pic = picture(load(path), model, fairness, max_states)
     if fmt == "text":
         _emit(to_text(pic).encode(), output)
     elif fmt == "dot":

@@ -13,10 +13,11 @@ from typing import NamedTuple
 
 from progress.core.canonical import canonical_hash
 from progress.core.check import STRONG, WEAK, Cycle, cycles, witness
-from progress.core.lts import LTS, Budget, ProgramLTS, explore, product
+from progress.core.lts import LTS, Budget, ProgramLTS, explore, explore_system, product
 from progress.core.program import Program
 from progress.core.semantics import compile_program
-from progress.core.witness import Lasso, Plans, build_lasso
+from progress.core.system import Grouping, System
+from progress.core.witness import Lasso, Plans, build_lasso, deadlock_lasso
 from progress.errors import Inconclusive
 from progress.models.base import ProgressModel
 
@@ -49,7 +50,9 @@ class Verdict(NamedTuple):
 
 @dataclass(frozen=True)
 class TestReport:
-    program: Program
+    """`program` is the .axb Program, or the System of a kernel."""
+
+    program: Program | System
     hash: str
     verdicts: tuple[Verdict, ...]
 
@@ -97,13 +100,18 @@ def _check_here(
 ) -> list[Verdict] | None:
     """Verdicts by this module; past the budget None if `give_up`, else inconclusive ones."""
     try:
-        return _decide_all(program, explore(compile_program(program), budget), queries, budget, witnesses)
+        explored = explore(compile_program(program), budget)
+        return _decide_all(explored, queries, budget, witnesses, len(program.threads))
     except Inconclusive as stop:
-        return None if give_up else _inconclusive(queries, stop.reason, stop.states)
+        return None if give_up else _stopped(queries, stop)
 
 
 def _inconclusive(queries: list[Query], reason: str | None, states: int) -> list[Verdict]:
     return [Verdict(q.model.name, q.fairness, None, states, 0, reason=reason) for q in queries]
+
+
+def _stopped(queries: list[Query], stop: Inconclusive) -> list[Verdict]:
+    return _inconclusive(queries, stop.reason, stop.states)
 
 
 def _out_of_time(budget: Budget) -> bool:
@@ -130,15 +138,42 @@ def _check_large(
     ]
 
 
+def check_system(
+    system: System,
+    queries: list[Query],
+    *,
+    max_states: int | None = None,
+    time_limit: float | None = None,
+    witnesses: bool = True,
+) -> TestReport:
+    """`check_program` for a System (a kernel): the models' threads are its
+    groups, F is lifted to units, and a deadlock fails every query
+    (docs/semantics.md section 8)."""
+    budget = Budget(max_states, time_limit)
+    grouping = Grouping(system.groups)
+    try:
+        explored = explore_system(system, budget)
+        verdicts = _decide_all(explored, queries, budget, witnesses, grouping.n_threads, grouping)
+    except Inconclusive as stop:
+        verdicts = _stopped(queries, stop)
+    return TestReport(system, system.digest, tuple(verdicts))
+
+
 def _decide_all(
-    program: Program, explored: ProgramLTS, queries: list[Query], budget: Budget, witnesses: bool
+    explored: ProgramLTS,
+    queries: list[Query],
+    budget: Budget,
+    witnesses: bool,
+    n: int,
+    grouping: Grouping | None = None,
 ) -> list[Verdict]:
     """Decide each query; shares products, SCCs and results between queries.
 
     Two queries on one LTS with equal fairness and equal F on every cycle get
     the same witness set (lassos may still differ in F along the path), and a
-    weak pass implies a strong pass (docs/semantics.md section 4)."""
-    n = len(program.threads)
+    weak pass implies a strong pass (docs/semantics.md section 4). A
+    reachable deadlock is the witness of every query (section 8)."""
+    groups = None if grouping is None else grouping.groups
     products: dict[int, _Annotated] = {}
     fair_of: dict[str, tuple[list[int], tuple[int, ...]]] = {}
     answers: dict[tuple[int, str, tuple[int, ...]], list[int] | None] = {}
@@ -148,14 +183,21 @@ def _decide_all(
     for query in queries:
         model, memory = query.model, query.model.memory
         if id(memory) not in products:
-            products[id(memory)] = _annotate(product(explored.lts, memory, n, budget))
+            products[id(memory)] = _annotate(product(explored.lts, memory, n, budget, groups))
         annotated = products[id(memory)]
         lts = annotated.lts
         fairness = WEAK if query.fairness == NO_FAIRNESS else query.fairness
         members, lasso = None, None
+        if explored.deadlocks:
+            if model.name not in fair_of:
+                fair_of[model.name] = annotated.fair_sets(model, n, grouping)
+            if witnesses:
+                lasso = deadlock_lasso(explored, lts, fair_of[model.name][0], fairness, plans)
+            verdicts.append(Verdict(model.name, query.fairness, False, lts.size, lts.transitions, lasso))
+            continue
         if not (fairness == STRONG and model.name in weak_passes):
             if model.name not in fair_of:
-                fair_of[model.name] = annotated.fair_sets(model, n)
+                fair_of[model.name] = annotated.fair_sets(model, n, grouping)
             fair, on_cycles = fair_of[model.name]
             key = (id(memory), fairness, on_cycles)
             if key not in answers:
@@ -180,10 +222,18 @@ class _Annotated(NamedTuple):
     kinds: list[tuple[int, Hashable]]
     cycle_groups: list[int]
 
-    def fair_sets(self, model: ProgressModel, n_threads: int) -> tuple[list[int], tuple[int, ...]]:
-        """F of every state, and F of each group met on a cycle."""
+    def fair_sets(
+        self, model: ProgressModel, n_threads: int, grouping: Grouping | None = None
+    ) -> tuple[list[int], tuple[int, ...]]:
+        """F of every state, and F of each group met on a cycle; with a
+        grouping, F of the threads enabled (a thread is enabled while one of
+        its units is) lifted to their enabled units."""
         fair = model.fair
-        table = [fair(enabled, memory, n_threads) for enabled, memory in self.kinds]
+        if grouping is None:
+            table = [fair(enabled, memory, n_threads) for enabled, memory in self.kinds]
+        else:
+            threads_of, units_of = grouping.threads_of, grouping.units_of
+            table = [units_of(fair(threads_of(enabled), memory, n_threads), enabled) for enabled, memory in self.kinds]
         return [table[g] for g in self.group], tuple([table[g] for g in self.cycle_groups])
 
 
@@ -195,7 +245,10 @@ def _annotate(lts: LTS) -> _Annotated:
     return _Annotated(lts, found, group, list(index), cycle_groups)
 
 
-def fair_sets(lts: LTS, model: ProgressModel, n_threads: int) -> list[int]:
-    """F of every state of `lts` under `model`."""
+def fair_sets(lts: LTS, model: ProgressModel, n_threads: int, grouping: Grouping | None = None) -> list[int]:
+    """F of every state of `lts` under `model` (lifted to units with a grouping)."""
     fair = model.fair
-    return [fair(enabled, memory, n_threads) for enabled, memory in zip(lts.enabled, lts.memory)]
+    if grouping is None:
+        return [fair(enabled, memory, n_threads) for enabled, memory in zip(lts.enabled, lts.memory)]
+    threads_of, units_of = grouping.threads_of, grouping.units_of
+    return [units_of(fair(threads_of(e), memory, n_threads), e) for e, memory in zip(lts.enabled, lts.memory)]

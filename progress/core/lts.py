@@ -11,8 +11,10 @@ import time
 from collections.abc import Hashable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from progress.core.semantics import Machine
+from progress.core.system import System
 from progress.errors import Inconclusive
 from progress.models.base import NONE, Memory
 
@@ -41,9 +43,13 @@ class LTS:
 
 @dataclass(frozen=True)
 class ProgramLTS:
-    machine: Machine
-    states: list[tuple[int, ...]]
+    """`states[s]` is the program state numbered s; `deadlocks` the states
+    with nothing enabled that are not finished (none for a Machine)."""
+
+    machine: Machine | System
+    states: list[Any]
     lts: LTS
+    deadlocks: tuple[int, ...] = ()
 
 
 class Budget:
@@ -101,12 +107,51 @@ def explore(machine: Machine, budget: Budget | None = None) -> ProgramLTS:
     return ProgramLTS(machine, states, lts)
 
 
-def product(program: LTS, memory: Memory, n_threads: int, budget: Budget | None = None) -> LTS:
-    """The reachable product of the program LTS with a model's memory."""
+def explore_system(system: System, budget: Budget | None = None) -> ProgramLTS:
+    """Every state of `system` reachable from its initial one, breadth first."""
+    budget = budget or Budget()
+    index = {system.initial: 0}
+    states = [system.initial]
+    succ: list[list[tuple[int, int]]] = []
+    enabled: list[int] = []
+    parent: list[tuple[int, int] | None] = [None]
+    deadlocks = []
+    for source, state in enumerate(states):  # grows while iterating: breadth-first
+        edges = []
+        mask = 0
+        for unit, new_state in system.successors(state):
+            mask |= 1 << unit
+            dst = index.get(new_state)
+            if dst is None:
+                dst = index[new_state] = len(states)
+                states.append(new_state)
+                parent.append((source, unit))
+                budget.charge(len(states))
+            edges.append((unit, dst))
+        if not edges and not system.finished(state):
+            deadlocks.append(source)
+        succ.append(edges)
+        enabled.append(mask)
+    lts = LTS(succ, list(range(len(states))), [None] * len(states), enabled, parent)
+    return ProgramLTS(system, states, lts, tuple(deadlocks))
+
+
+def product(
+    program: LTS,
+    memory: Memory,
+    n_threads: int,
+    budget: Budget | None = None,
+    groups: tuple[int, ...] | None = None,
+) -> LTS:
+    """The reachable product of the program LTS with a model's memory; with
+    `groups`, a step of unit u is a step of thread `groups[u]` for the memory."""
     if memory is NONE:
         return program
     budget = budget or Budget()
     after = memory.after
+    if groups is not None:
+        base_after = memory.after
+        after = lambda remembered, unit: base_after(remembered, groups[unit])  # noqa: E731
     start = (0, memory.initial(n_threads))
     index = {start: 0}
     pairs = [start]

@@ -10,30 +10,39 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any, NamedTuple
 
 from progress.core.check import WEAK
 from progress.core.lts import LTS, ProgramLTS, shortest_path
+from progress.core.semantics import Machine
+from progress.core.system import LOCAL_LOOP, StepNote
+
+DEADLOCK = "deadlock"
 
 
 class LassoStep(NamedTuple):
     """Thread `thread` executes instruction `instruction` from the state
-    (`memory`, `pcs`) in which F is `fair`."""
+    (`memory`, `pcs`) in which F is `fair`; for a System, `thread` is a unit
+    and `note` says where its visible action is."""
 
     memory: tuple[tuple[str, int], ...]
     pcs: tuple[int, ...]
     fair: tuple[int, ...]
     thread: int
     instruction: int
+    note: StepNote | None = None
 
 
 @dataclass(frozen=True)
 class Lasso:
     """`steps[:loop_start]` lead to the loop `steps[loop_start:]`, which ends
     back at step `loop_start`. `kind` is "starvation" (an enabled thread never
-    runs on the loop) or "livelock" (every enabled thread runs)."""
+    runs on the loop), "livelock" (every enabled thread runs) or "deadlock"
+    (no loop: `loop_start == len(steps)`, the path ends where nothing is
+    enabled and `waits` says where each unit that has not returned is).
+    `names` names the units of a System (empty for a Machine)."""
 
     steps: tuple[LassoStep, ...]
     loop_start: int
@@ -42,6 +51,9 @@ class Lasso:
     starving: tuple[int, ...]
     escapes: tuple[tuple[int, int], ...]
     fairness: str
+    names: tuple[str, ...] = ()
+    waits: tuple[tuple[int, StepNote], ...] = ()
+    end: tuple[tuple[str, int], ...] = ()  # a deadlock's memory, after the last step
 
     @cached_property
     def summary(self) -> str:
@@ -84,7 +96,37 @@ def build_lasso(
     if lasso is None:
         steps = tuple([_step(program, lts, fair, s, t, plans) for s, t, _ in prefix + loop])
         lasso = plans[full_key] = _diagnose(lts, fair, inside, steps, loop, len(prefix), fairness)
+        if not isinstance(program.machine, Machine):
+            lasso = plans[full_key] = replace(lasso, names=_unit_names(program))
     return lasso
+
+
+def deadlock_lasso(program: ProgramLTS, lts: LTS, fair: list[int], fairness: str, plans: Plans | None = None) -> Lasso:
+    """The shortest path of `lts` to a state whose program state is a deadlock."""
+    plans = {} if plans is None else plans
+    dead = set(program.deadlocks)
+    target = next(s for s, origin in enumerate(lts.origin) if origin in dead)
+    prefix = shortest_path(lts, target)
+    key = (id(lts), DEADLOCK, tuple([fair[s] for s, _, _ in prefix]))
+    lasso: Lasso | None = plans.get(key)
+    if lasso is None:
+        steps = tuple([_step(program, lts, fair, s, t, plans) for s, t, _ in prefix])
+        raw = program.states[lts.origin[target]]
+        machine = program.machine
+        assert not isinstance(machine, Machine), "an AXB program never deadlocks"
+        waits = machine.waits(raw)
+        names = _unit_names(program)
+        stuck = tuple(unit for unit, _ in waits)
+        lasso = plans[key] = Lasso(
+            steps, len(steps), DEADLOCK, (), stuck, (), fairness, names, waits, machine.cells(raw)
+        )
+    return lasso
+
+
+def _unit_names(program: ProgramLTS) -> tuple[str, ...]:
+    machine = program.machine
+    assert not isinstance(machine, Machine)
+    return tuple(machine.unit_name(u) for u in range(len(machine.groups)))
 
 
 def _loop(lts: LTS, fair: list[int], inside: set[int], entry: int, fairness: str) -> list[Edge]:
@@ -177,11 +219,18 @@ def _step(program: ProgramLTS, lts: LTS, fair: list[int], state: int, thread: in
     step: LassoStep | None = cache.get(key)
     if step is None:
         raw = program.states[lts.origin[state]]
-        cells = len(program.machine.locations)
-        pcs = raw[cells:]
-        step = cache[key] = LassoStep(
-            tuple(zip(program.machine.locations, raw[:cells])), pcs, _threads(fair[state]), thread, pcs[thread]
-        )
+        machine = program.machine
+        if isinstance(machine, Machine):
+            cells = len(machine.locations)
+            pcs = raw[cells:]
+            step = LassoStep(
+                tuple(zip(machine.locations, raw[:cells])), pcs, _threads(fair[state]), thread, pcs[thread]
+            )
+        else:
+            pcs = machine.positions(raw)
+            note = machine.note(raw, thread)
+            step = LassoStep(machine.cells(raw), pcs, _threads(fair[state]), thread, pcs[thread], note)
+        cache[key] = step
     return step
 
 
@@ -213,8 +262,10 @@ def _diagnose(
     return Lasso(steps, loop_start, kind, running, starving, tuple(sorted(set(escapes))), fairness)
 
 
-def _names(threads: Iterable[int]) -> str:
+def _names(threads: Iterable[int], names: tuple[str, ...] = ()) -> str:
     threads = list(threads)
+    if names:
+        return ", ".join(names[t] for t in threads)
     word = "thread" if len(threads) == 1 else "threads"
     return f"{word} " + ", ".join(str(t) for t in threads)
 
@@ -227,22 +278,33 @@ def _summary(lasso: Lasso) -> str:
         lasso.escapes,
         lasso.fairness,
     )
+    names = lasso.names
     loop_steps = lasso.steps[lasso.loop_start :]
+    if kind == DEADLOCK:
+        return "deadlock: " + "; ".join(
+            f"{_names([unit], names)} waits at {note.action}, {note.where}" for unit, note in lasso.waits
+        )
     if kind == "starvation":
         parts = []
         for t in starving:
             fair_steps = sum(1 for s in loop_steps if t in s.fair)
             if fair_steps == 0:
-                parts.append(f"thread {t} is never in F on the loop")
+                parts.append(f"{_names([t], names)} is never in F on the loop")
             else:
                 parts.append(
-                    f"thread {t} is in F at {fair_steps} of {len(loop_steps)} loop steps only, "
+                    f"{_names([t], names)} is in F at {fair_steps} of {len(loop_steps)} loop steps only, "
                     f"which {fairness} fairness does not force"
                 )
         verb = "never runs" if len(starving) == 1 else "never run"
         loops = "loops" if len(running) == 1 else "loop"
-        return f"starvation: {_names(starving)} {verb} while {_names(running)} {loops}; " + "; ".join(parts)
-    text = f"livelock: {_names(running)} all keep running and never terminate"
+        return f"starvation: {_names(starving, names)} {verb} while {_names(running, names)} {loops}; " + "; ".join(
+            parts
+        )
+    local = [s for s in loop_steps if s.note is not None and s.note.action == LOCAL_LOOP]
+    if local:
+        where = local[0].note.where if local[0].note else ""
+        return f"livelock: {_names([local[0].thread], names)} loops locally without a visible action, {where}"
+    text = f"livelock: {_names(running, names)} all keep running and never terminate"
     if escapes:
         shown = ", ".join(f"T{t} at step {i}" for i, t in escapes)
         text += f"; {fairness} fairness does not force the fair escape steps {shown}"

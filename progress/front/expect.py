@@ -4,7 +4,9 @@
 
 `P` = guaranteed to terminate, `F` = may not terminate; a model without
 fairness (unfair) is written without `/weak` or `/strong`. A line may end in
-CRLF. Pure: text in, dicts out.
+CRLF. The comment marker is `#` for .axb files; kernels use their language's
+(`// expect:` in GLSL and HLSL, `; expect:` in SPIR-V assembly). Pure: text
+in, dicts out.
 """
 
 from __future__ import annotations
@@ -14,22 +16,23 @@ import re
 from progress.core.analyze import NO_FAIRNESS, TestReport
 from progress.source import error_at, source_lines
 
-_LINE = re.compile(r"^[ \t]*#[ \t]*expect:(.*?)\r?$", re.MULTILINE)
+_LINE = r"^[ \t]*{marker}[ \t]*expect:(.*?)\r?$"
 _CELL = re.compile(r"^[ \t]*([^/\s|]+)(?:/(weak|strong))?[ \t]+([PF])[ \t]*$")
 
 Key = tuple[str, str]  # (model, fairness), fairness "weak", "strong" or "none"
 
 
-def expectations(text: str, path: str, known: dict[Key, str] | None = None) -> dict[Key, bool]:
+def expectations(text: str, path: str, known: dict[Key, str] | None = None, marker: str = "#") -> dict[Key, bool]:
     """The header's expectations, or an InputError at the offending spot: no
     `# expect:` line, two of them, a cell that does not read, the same verdict
     twice with different values, or (when `known`, the verdicts that can be
     checked, is given) a cell naming no known verdict, such as `fair P`
-    (fair has no verdict without `/weak` or `/strong`) or an unregistered model."""
+    (fair has no verdict without `/weak` or `/strong`) or an unregistered model.
+    `marker` is the comment marker that starts the line."""
     lines = source_lines(text)
-    found = list(_LINE.finditer(text))
+    found = list(re.finditer(_LINE.format(marker=re.escape(marker)), text, re.MULTILINE))
     if len(found) != 1:
-        problem = "no '# expect:' line" if not found else "more than one '# expect:' line"
+        problem = f"no '{marker} expect:' line" if not found else f"more than one '{marker} expect:' line"
         line = 1 if not found else text.count("\n", 0, found[1].start()) + 1
         raise error_at(f"{problem} (needed by --expect-header)", line, 1, lines, path)
     match = found[0]
@@ -58,6 +61,17 @@ def expectations(text: str, path: str, known: dict[Key, str] | None = None) -> d
         result[key] = verdict == "P"
         offset += len(cell) + 1
     return result
+
+
+def expect_cells(text: str, path: str) -> str | None:
+    """The cells of the header's one `# expect:` line, checked as
+    `expectations` checks them and with spacing normalised (`P | F`), or None
+    when the text has no such line (an exporter carries them over)."""
+    found = re.search(_LINE.format(marker="#"), text, re.MULTILINE)
+    if found is None:
+        return None
+    expectations(text, path)
+    return " | ".join(" ".join(cell.split()) for cell in found.group(1).split("|"))
 
 
 def _unknown(label: str, key: Key, known: dict[Key, str]) -> str:

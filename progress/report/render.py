@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Iterable
 from functools import lru_cache
@@ -94,6 +96,65 @@ def _step_text(index: int, step: LassoStep, program: Program) -> str:
     return f"{index:>3}  [{memory} | pc {pcs}] F={fair:<8} T{step.thread}:{step.instruction}  {instr}"
 
 
+def kernel_lasso_text(lasso: Lasso, indent: str = "    ") -> str:
+    """A kernel's lasso in source terms: per step the invocation
+    (workgroup.invocation), F, the source line and its text, and the shared
+    memory the step changed; the loop marked, or the deadlock's waits."""
+    lines = [f"{indent}{lasso.summary}"]
+    if lasso.loop_start:
+        lines.append(f"{indent}from the start:")
+    steps = lasso.steps
+    fairs = ["F={" + ",".join(_short(lasso.names[u]) for u in step.fair) + "}" for step in steps]
+    wheres = [step.note.where if step.note else "?" for step in steps]
+    widths = (max(map(len, fairs), default=0), max(map(len, wheres), default=0))
+    for index, step in enumerate(steps):
+        if index == lasso.loop_start:
+            lines.append(f"{indent}loop:")
+        after = steps[index + 1].memory if index + 1 < len(steps) else _closing_memory(lasso)
+        changed = [f"{cell} {old}->{new}" for (cell, old), (_, new) in zip(step.memory, after) if old != new]
+        text = (step.note.text or step.note.action) if step.note else ""
+        effect = "  [" + ", ".join(changed) + "]" if changed else ""
+        unit = _short(lasso.names[step.thread])
+        lines.append(
+            f"{indent}  {index:>3}  {unit:<5} {fairs[index]:<{widths[0]}}  {wheres[index]:<{widths[1]}}  {text}{effect}"
+        )
+    if lasso.kind == "deadlock":
+        lines.append(f"{indent}  then nothing is enabled:")
+        lines += [f"{indent}    {lasso.names[u]} waits at {note.where}  {note.text}" for u, note in lasso.waits]
+    else:
+        lines.append(f"{indent}  back to step {lasso.loop_start}")
+    return "\n".join(lines)
+
+
+def _closing_memory(lasso: Lasso) -> tuple[tuple[str, int], ...]:
+    return lasso.end if lasso.kind == "deadlock" else lasso.steps[lasso.loop_start].memory
+
+
+def _short(name: str) -> str:
+    """`workgroup 1 invocation 0` as `1.0`."""
+    parts = name.split()
+    return f"{parts[1]}.{parts[3]}" if len(parts) == 4 else name
+
+
+def csv_header(queries: Iterable[Any]) -> str:
+    """The CSV header line of `check --format csv`: test, one column per verdict
+    (`unfair`, `fair/weak`, ... as in the artifact's verdict CSV), hash."""
+    labels = [q.model.name if q.fairness == NO_FAIRNESS else f"{q.model.name}/{q.fairness}" for q in queries]
+    return _csv_line(["test", *labels, "hash"])
+
+
+def csv_row(report: TestReport, path: str) -> str:
+    """One test's CSV row: `P` guaranteed to terminate, `F` may not, `?` inconclusive."""
+    cells = ["?" if v.terminates is None else "P" if v.terminates else "F" for v in report.verdicts]
+    return _csv_line([path, *cells, report.hash])
+
+
+def _csv_line(fields: list[str]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(fields)
+    return out.getvalue()
+
+
 def report_dict(report: TestReport, path: str) -> dict[str, Any]:
     """The JSON Lines object for one test."""
     lassos: dict[int, dict[str, Any]] = {}
@@ -127,23 +188,34 @@ def _cached_lasso_dict(lasso: Lasso, lassos: dict[int, dict[str, Any]]) -> dict[
 
 
 def lasso_dict(lasso: Lasso) -> dict[str, Any]:
-    return {
+    result: dict[str, Any] = {
         "kind": lasso.kind,
         "loop_start": lasso.loop_start,
         "running": list(lasso.running),
         "starving": list(lasso.starving),
         "escapes": [{"step": step, "thread": thread} for step, thread in lasso.escapes],
-        "steps": [
-            {
-                "memory": dict(s.memory),
-                "pcs": list(s.pcs),
-                "fair": list(s.fair),
-                "thread": s.thread,
-                "instruction": s.instruction,
-            }
-            for s in lasso.steps
-        ],
+        "steps": [_step_dict(s) for s in lasso.steps],
     }
+    if lasso.names:
+        result["summary"] = lasso.summary
+        result["units"] = list(lasso.names)
+        if lasso.kind == "deadlock":
+            result["waits"] = [{"unit": u, **note._asdict()} for u, note in lasso.waits]
+            result["end"] = dict(lasso.end)
+    return result
+
+
+def _step_dict(step: LassoStep) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "memory": dict(step.memory),
+        "pcs": list(step.pcs),
+        "fair": list(step.fair),
+        "thread": step.thread,
+        "instruction": step.instruction,
+    }
+    if step.note is not None:
+        result.update(step.note._asdict())
+    return result
 
 
 def report_json(report: TestReport, path: str) -> str:
@@ -179,7 +251,7 @@ def _lasso_json(lasso: Lasso, fragments: Fragments) -> str:
         fragments[key] = (
             f'{{"kind":{_string(lasso.kind)},"loop_start":{lasso.loop_start},'
             f'"running":[{_ints(lasso.running)}],"starving":[{_ints(lasso.starving)}],'
-            f'"escapes":[{escapes}],"steps":[{steps}]}}'
+            f'"escapes":[{escapes}],"steps":[{steps}]{_units_json(lasso)}}}'
         )
     return fragments[key]
 
@@ -187,11 +259,30 @@ def _lasso_json(lasso: Lasso, fragments: Fragments) -> str:
 def _step_json(step: LassoStep, fragments: Fragments) -> str:
     if step not in fragments:
         memory = ",".join(f"{_string(loc)}:{value}" for loc, value in step.memory)
+        source = ""
+        if step.note is not None:
+            where, text, action = step.note
+            source = f',"where":{_string(where)},"text":{_string(text)},"action":{_string(action)}'
         fragments[step] = (
             f'{{"memory":{{{memory}}},"pcs":[{_ints(step.pcs)}],"fair":[{_ints(step.fair)}],'
-            f'"thread":{step.thread},"instruction":{step.instruction}}}'
+            f'"thread":{step.thread},"instruction":{step.instruction}{source}}}'
         )
     return fragments[step]
+
+
+def _units_json(lasso: Lasso) -> str:
+    """A kernel lasso's extra keys: the unit names, a deadlock's waits and end memory."""
+    if not lasso.names:
+        return ""
+    text = f',"summary":{_string(lasso.summary)},"units":[{",".join(_string(n) for n in lasso.names)}]'
+    if lasso.kind == "deadlock":
+        waits = ",".join(
+            f'{{"unit":{u},"where":{_string(n.where)},"text":{_string(n.text)},"action":{_string(n.action)}}}'
+            for u, n in lasso.waits
+        )
+        end = ",".join(f"{_string(loc)}:{value}" for loc, value in lasso.end)
+        text += f',"waits":[{waits}],"end":{{{end}}}'
+    return text
 
 
 def _ints(values: Iterable[int]) -> str:

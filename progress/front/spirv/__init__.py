@@ -1,0 +1,1 @@
+"""SPIR-V kernels: decode a module, attach source lines, run the toolchain."""

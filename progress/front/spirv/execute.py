@@ -1,0 +1,494 @@
+"""One invocation's local computation (docs/semantics.md section 8).
+
+An invocation's local state is frozen into a canonical tuple
+
+    (status, frames, private)
+
+`frames` holds the call stack, innermost last, each frame
+`(function, block, position, call result, live values, live variables)`
+with only what liveness says a later instruction reads; `private` its
+Private variables. `status` is POISED (the next instruction is a visible
+action: an access to shared memory or a barrier arrival), WAITING (arrived
+at the barrier at its position), LOOPING (its local computation comes back
+to a state it has passed: a local livelock) or RETURNED (then the whole
+state is `RETURNED_STATE`). `Interpreter.settle` runs local computation up
+to the next visible action; `access` says what a poised invocation touches
+and `perform` does it. Pure data in and out; caching is the caller's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from progress.errors import Inconclusive, InputError
+from progress.front.spirv.code import Code, prepare
+from progress.front.spirv.ir import Id, Instruction, ModuleView, PointerType, StructType, VectorType
+from progress.front.spirv.layout import SharedLayout, Types
+from progress.front.spirv.values import ATOMIC, BINARY, GLSL_STD, MASK, UNARY, Fault, lift
+
+POISED, WAITING, LOOPING, RETURNED = 0, 1, 2, 3
+RETURNED_STATE = (RETURNED, (), ())
+LOCAL_STEPS = 1_000_000
+"""Instructions one settle may run without a visible action before the check stops (exit 3)."""
+
+SHARED, FUNCTION, PRIVATE, INPUT = "s", "f", "p", "i"
+WORKGROUP_SCOPE = 2
+_BUILTINS = ("GlobalInvocationId", "LocalInvocationId", "WorkgroupId", "LocalInvocationIndex", "NumWorkgroups")
+
+
+@dataclass
+class Frame:
+    code: Code
+    block: int
+    at: int
+    result: int | None  # the caller's OpFunctionCall result, set on return
+    values: dict[int, Any]
+    variables: dict[int, list[int]]
+
+
+@dataclass
+class Run:
+    frames: list[Frame]
+    private: dict[int, list[int]]
+
+    @property
+    def top(self) -> Frame:
+        return self.frames[-1]
+
+    @property
+    def instruction(self) -> Instruction:
+        frame = self.frames[-1]
+        return frame.code.blocks[frame.block].instructions[frame.at]
+
+
+@dataclass(frozen=True)
+class Access:
+    """What a poised instruction does to shared memory: it reads `cells`
+    (absolute, in order) and, for a barrier, `barrier` is True."""
+
+    instruction: Instruction
+    cells: tuple[int, ...]
+    barrier: bool = False
+
+
+class Interpreter:
+    """The local semantics of one kernel for one launch."""
+
+    def __init__(self, view: ModuleView, entry: int, types: Types, layout: SharedLayout, shape: tuple[int, ...]):
+        self.view, self.types, self.layout = view, types, layout
+        self.workgroups, self.local_size = shape[0], shape[1:]
+        self.codes = {fid: prepare(view, f) for fid, f in view.functions.items()}
+        self.entry = entry
+        self.constants = {cid: self._constant(cid) for cid in view.constants}
+
+    # --- frozen states ------------------------------------------------------
+
+    def start(self, unit: int) -> tuple[Any, ...]:
+        """The local state of `unit` at its first visible action."""
+        code = self.codes[self.entry]
+        frame = Frame(code, 0, 0, None, {}, self._fresh_variables(code))
+        private = {
+            v.id: self._initial_cells(v.pointee, v.initializer)
+            for v in self.view.variables.values()
+            if v.storage_class == "Private"
+        }
+        return self.settle(Run([frame], private), unit)
+
+    def thaw(self, local: tuple[Any, ...]) -> Run:
+        _, frames, private = local
+        run_frames = []
+        for fid, block, at, result, values, variables in frames:
+            code = self.codes[fid]
+            cells = self._fresh_variables(code)  # dead variables come back as they started
+            cells.update((v, list(c)) for v, c in variables)
+            run_frames.append(Frame(code, block, at, result, dict(values), cells))
+        return Run(run_frames, {v: list(c) for v, c in private})
+
+    def freeze(self, run: Run, status: int) -> tuple[Any, ...]:
+        frames = []
+        for frame in run.frames:
+            live = frame.code.live[frame.block][frame.at]
+            values = tuple(sorted((i, v) for i, v in frame.values.items() if i in live))
+            variables = tuple(sorted((v, tuple(c)) for v, c in frame.variables.items() if v in live))
+            frames.append((frame.code.function.id, frame.block, frame.at, frame.result, values, variables))
+        private = tuple(sorted((v, tuple(c)) for v, c in run.private.items()))
+        return (status, tuple(frames), private)
+
+    # --- running ------------------------------------------------------------
+
+    def settle(self, run: Run, unit: int) -> tuple[Any, ...]:
+        """Run local computation until a visible action, a return or a local loop."""
+        seen: set[tuple[Any, ...]] = set()
+        for _ in range(LOCAL_STEPS):
+            frame = run.top
+            if frame.block in frame.code.headers and frame.at == frame.code.first[frame.block]:
+                snapshot = self.freeze(run, LOOPING)
+                if snapshot in seen:
+                    return snapshot
+                seen.add(snapshot)
+            if self.access(run, unit) is not None:
+                return self.freeze(run, POISED)
+            if self._local(run, unit):
+                return RETURNED_STATE
+        where = run.instruction.where()
+        raise Inconclusive(f"local computation ran {LOCAL_STEPS} instructions without a visible action at {where}", 0)
+
+    def access(self, run: Run, unit: int) -> Access | None:
+        """The visible action of the instruction at `run`'s position, if it is one."""
+        inst = run.instruction
+        op = inst.opcode
+        if op == "OpControlBarrier":
+            scope = self._value(run, inst.operands[0], unit)
+            if scope != WORKGROUP_SCOPE:
+                raise _error(inst, f"a barrier with execution scope {scope} (only Workgroup, 2, is supported)")
+            return Access(inst, (), True)
+        if op in ("OpLoad", "OpStore") or (op.startswith("OpAtomic") and op != "OpAtomicFlagClear"):
+            pointer = self._value(run, inst.operands[0], unit)
+            if pointer[0] == SHARED:
+                tid = inst.result_type if op != "OpStore" else self._pointee(_id(inst.operands[0]))
+                cells = tuple(pointer[2] + at for _, at in self.types.leaves(tid or -1, ""))
+                return Access(inst, cells)
+        return None
+
+    def perform(self, run: Run, unit: int, old: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+        """Do the poised access, `old` the values of its cells; the cells it writes."""
+        inst = run.instruction
+        op, ops, frame = inst.opcode, inst.operands, run.top
+        access = self.access(run, unit)
+        assert access is not None
+        cells = access.cells
+        writes: tuple[tuple[int, int], ...] = ()
+        if op == "OpStore":
+            value = self._value(run, ops[1], unit)
+            writes = tuple(zip(cells, _scalars(value)))
+        elif op == "OpAtomicStore":
+            writes = ((cells[0], self._value(run, ops[3], unit)),)
+        elif op in ("OpLoad", "OpAtomicLoad"):
+            frame.values[inst.result or 0] = _shape(self, inst.result_type or -1, iter(old))
+        else:
+            new = self._atomic(run, inst, old[0], unit)
+            frame.values[inst.result or 0] = old[0]
+            if new is not None:
+                writes = ((cells[0], new),)
+        frame.at += 1
+        return writes
+
+    def _atomic(self, run: Run, inst: Instruction, old: int, unit: int) -> int | None:
+        op, ops = inst.opcode, inst.operands
+        if op in ATOMIC:
+            return ATOMIC[op](old, self._value(run, ops[3], unit))
+        if op == "OpAtomicIIncrement":
+            return (old + 1) & MASK
+        if op == "OpAtomicIDecrement":
+            return (old - 1) & MASK
+        if op == "OpAtomicCompareExchange":
+            value, comparator = self._value(run, ops[4], unit), self._value(run, ops[5], unit)
+            return value if old == comparator else None
+        raise _error(inst, f"{op} is not supported")
+
+    def _local(self, run: Run, unit: int) -> bool:
+        """Execute one local instruction; True when the invocation returned."""
+        inst = run.instruction
+        op, frame = inst.opcode, run.top
+        try:
+            if op in ("OpBranch", "OpBranchConditional", "OpSwitch"):
+                self._jump(run, self._target(run, inst, unit), unit)
+            elif op in ("OpReturn", "OpReturnValue"):
+                return self._return(run, inst, unit)
+            elif op == "OpFunctionCall":
+                self._call(run, inst, unit)
+            else:
+                self._compute(run, inst, unit)
+                frame.at += 1
+        except Fault as fault:
+            raise _error(inst, str(fault)) from None
+        return False
+
+    def _compute(self, run: Run, inst: Instruction, unit: int) -> None:
+        op, ops, frame = inst.opcode, inst.operands, run.top
+        value: Any
+        if op in BINARY:
+            value = lift(BINARY[op], self._value(run, ops[0], unit), self._value(run, ops[1], unit))
+        elif op in UNARY:
+            value = lift(UNARY[op], self._value(run, ops[0], unit))
+        elif op in ("OpVariable", "OpLoopMerge", "OpSelectionMerge", "OpMemoryBarrier", "OpNop"):
+            return
+        elif op in ("OpAccessChain", "OpInBoundsAccessChain"):
+            value = self._chain(run, inst, unit)
+        elif op == "OpLoad" or op == "OpAtomicLoad":
+            value = self._load_local(run, inst, unit)
+        elif op in ("OpStore", "OpAtomicStore"):
+            self._store_local(run, inst, unit)
+            return
+        elif op == "OpSelect":
+            condition = self._value(run, ops[0], unit)
+            a, b = self._value(run, ops[1], unit), self._value(run, ops[2], unit)
+            value = (
+                lift(lambda c, x, y: x if c else y, condition, a, b)
+                if isinstance(condition, tuple)
+                else (a if condition else b)
+            )
+        else:
+            value = self._composite(run, inst, unit)
+        frame.values[inst.result or 0] = value
+
+    def _composite(self, run: Run, inst: Instruction, unit: int) -> Any:
+        op, ops = inst.opcode, inst.operands
+        if op == "OpCompositeConstruct":
+            return tuple(self._value(run, o, unit) for o in ops)
+        if op == "OpCompositeExtract":
+            value = self._value(run, ops[0], unit)
+            for index in ops[1:]:
+                value = value[_int(index)]
+            return value
+        if op == "OpCompositeInsert":
+            return _insert(self._value(run, ops[1], unit), [_int(i) for i in ops[2:]], self._value(run, ops[0], unit))
+        if op == "OpVectorShuffle":
+            joined = tuple(self._value(run, ops[0], unit)) + tuple(self._value(run, ops[1], unit))
+            return tuple(joined[_int(i)] for i in ops[2:])
+        if op == "OpArrayLength":
+            struct = self.view.types.get(self._pointee(_id(ops[0])))
+            assert isinstance(struct, StructType)
+            return self.types.length(struct.members[_int(ops[1])])
+        if op == "OpUndef":
+            return self._zero(inst.result_type or -1)
+        if op == "OpExtInst" and str(ops[1]) in GLSL_STD:
+            return lift(GLSL_STD[str(ops[1])], *(self._value(run, o, unit) for o in ops[2:]))
+        raise _error(inst, f"{op if op != 'OpExtInst' else ops[1]} is not supported by the kernel interpreter")
+
+    # --- control flow -------------------------------------------------------
+
+    def _target(self, run: Run, inst: Instruction, unit: int) -> int:
+        ops = inst.operands
+        if inst.opcode == "OpBranch":
+            return _id(ops[0])
+        if inst.opcode == "OpBranchConditional":
+            return _id(ops[1]) if self._value(run, ops[0], unit) else _id(ops[2])
+        selector = self._value(run, ops[0], unit)
+        for literal, label in zip(ops[2::2], ops[3::2]):
+            if literal == selector:
+                return _id(label)
+        return _id(ops[1])
+
+    def _jump(self, run: Run, label: int, unit: int) -> None:
+        """Enter block `label`, evaluating its OpPhi instructions for the edge taken."""
+        frame = run.top
+        previous = frame.code.blocks[frame.block].label
+        frame.block, frame.at = frame.code.index[label], 0
+        instructions = frame.code.blocks[frame.block].instructions
+        chosen = {}
+        while instructions[frame.at].opcode == "OpPhi":
+            phi = instructions[frame.at]
+            pairs = zip(phi.operands[0::2], phi.operands[1::2])
+            value = next(v for v, parent in pairs if _id(parent) == previous)
+            chosen[phi.result or 0] = self._value(run, value, unit)
+            frame.at += 1
+        frame.values.update(chosen)
+
+    def _call(self, run: Run, inst: Instruction, unit: int) -> None:
+        callee = self.codes[_id(inst.operands[0])]
+        args = [self._value(run, o, unit) for o in inst.operands[1:]]
+        values = {p.id: a for p, a in zip(callee.function.parameters, args)}
+        run.frames.append(Frame(callee, 0, 0, inst.result, values, self._fresh_variables(callee)))
+
+    def _return(self, run: Run, inst: Instruction, unit: int) -> bool:
+        value = self._value(run, inst.operands[0], unit) if inst.opcode == "OpReturnValue" else None
+        done = run.frames.pop()
+        if not run.frames:
+            return True
+        caller = run.top
+        if done.result is not None:
+            caller.values[done.result] = value
+        caller.at += 1
+        return False
+
+    # --- values and pointers ------------------------------------------------
+
+    def _value(self, run: Run, operand: object, unit: int) -> Any:
+        ident = _id(operand)
+        frame = run.top
+        if ident in frame.values:
+            return frame.values[ident]
+        if ident in self.constants:
+            return self.constants[ident]
+        if ident in frame.variables:
+            return (FUNCTION, (len(run.frames) - 1, ident), 0)
+        var = self.view.variables.get(ident)
+        if var is not None:
+            return self._global_pointer(var.id, var.storage_class, unit)
+        raise InputError(f"the kernel reads %{ident} before it is defined (at {run.instruction.where()})")
+
+    def _global_pointer(self, var: int, storage: str, unit: int) -> tuple[Any, ...]:
+        if storage == "Workgroup":
+            group = unit // _product(self.local_size)
+            start = self.layout.groups_at + group * self.layout.group_size + self.layout.group_base[var]
+            return (SHARED, 0, start)
+        if storage in ("StorageBuffer", "Uniform"):
+            return (SHARED, 0, self.layout.base[var])
+        if storage == "Private":
+            return (PRIVATE, var, 0)
+        if storage == "Input":
+            return (INPUT, var, 0)
+        raise InputError(f"variables of storage class {storage} are not supported (%{var})")
+
+    def _pointee(self, pointer: int) -> int:
+        """The type a pointer id points to."""
+        source = self.view.definitions.get(pointer)
+        kind = self.view.types.get(source.result_type or -1) if source is not None else None
+        if not isinstance(kind, PointerType):
+            raise InputError(f"%{pointer} is used as a pointer but is not one")
+        return kind.pointee
+
+    def _chain(self, run: Run, inst: Instruction, unit: int) -> tuple[Any, ...]:
+        space, key, offset = self._value(run, inst.operands[0], unit)
+        tid = self._pointee(_id(inst.operands[0]))
+        for operand in inst.operands[1:]:
+            index = self._value(run, operand, unit)
+            length = self.types.length(tid)
+            kind = self.view.types[tid]
+            if length is None or not 0 <= index < length:
+                name = self.view.names.get(_id(inst.operands[0]), "")
+                raise _error(inst, f"index {index} is out of bounds of {name or 'an array'} of length {length}")
+            if isinstance(kind, StructType):
+                offset += self.types.member_offset(tid, index)
+                tid = kind.members[index]
+            else:
+                element = self.types.element(tid) or -1
+                step = self.types.size(element) if isinstance(kind, VectorType) else self.types.stride(tid)
+                offset += index * step
+                tid = element
+        return (space, key, offset)
+
+    def _cells_of(self, run: Run, pointer: tuple[Any, ...]) -> list[int]:
+        space, key = pointer[0], pointer[1]
+        if space == FUNCTION:
+            return run.frames[key[0]].variables[key[1]]
+        if space == PRIVATE:
+            return run.private[key]
+        raise InputError(f"a local access through a pointer into {space}")
+
+    def _load_local(self, run: Run, inst: Instruction, unit: int) -> Any:
+        pointer = self._value(run, inst.operands[0], unit)
+        tid = inst.result_type or -1
+        if pointer[0] == INPUT:
+            return self._builtin(pointer, tid, unit)
+        cells = self._cells_of(run, pointer)
+        return _shape(self, tid, iter([cells[pointer[2] + at] for _, at in self.types.leaves(tid, "")]))
+
+    def _store_local(self, run: Run, inst: Instruction, unit: int) -> None:
+        pointer = self._value(run, inst.operands[0], unit)
+        value = self._value(run, inst.operands[1 if inst.opcode == "OpStore" else 3], unit)
+        cells = self._cells_of(run, pointer)
+        leaves = self.types.leaves(self._pointee(_id(inst.operands[0])), "")
+        for (_, at), scalar in zip(leaves, _scalars(value)):
+            cells[pointer[2] + at] = scalar
+
+    def _builtin(self, pointer: tuple[Any, ...], tid: int, unit: int) -> Any:
+        name = self.view.builtin(pointer[1])
+        size = _product(self.local_size)
+        group, index = divmod(unit, size)
+        x, y, _ = self.local_size
+        local = (index % x, index // x % y, index // (x * y))
+        table = {
+            "GlobalInvocationId": (group * x + local[0], local[1], local[2]),
+            "LocalInvocationId": local,
+            "WorkgroupId": (group, 0, 0),
+            "LocalInvocationIndex": index,
+            "NumWorkgroups": (self.workgroups, 1, 1),
+            "WorkgroupSize": tuple(self.local_size),
+        }
+        if name not in table:
+            raise InputError(f"the built-in {name} is not supported (supported: {', '.join(_BUILTINS)})")
+        value: Any = table[name]
+        if isinstance(value, tuple) and self.types.length(tid) is None:
+            return value[pointer[2]]  # one component, through an access chain
+        return value
+
+    # --- layout of values ---------------------------------------------------
+
+    def _flatten(self, tid: int, value: Any) -> list[int]:
+        """A value of type `tid` as the cells of its layout."""
+        cells = [0] * self.types.size(tid)
+        for (_, at), scalar in zip(self.types.leaves(tid, ""), _scalars(value)):
+            cells[at] = scalar
+        return cells
+
+    def _fresh_variables(self, code: Code) -> dict[int, list[int]]:
+        found = {}
+        for var, pointee in code.variables:
+            source = self.view.definitions[var]
+            init = _id(source.operands[1]) if len(source.operands) > 1 else None
+            found[var] = self._initial_cells(pointee, init)
+        return found
+
+    def _initial_cells(self, tid: int, init: int | None) -> list[int]:
+        cells = [0] * self.types.size(tid)
+        if init is not None and init in self.constants:
+            flat = self._flatten(tid, self.constants[init])
+            cells[: len(flat)] = flat
+        return cells
+
+    def _constant(self, cid: int) -> Any:
+        constant = self.view.constants[cid]
+        if constant.value is not None and not self.types.length(constant.type):
+            return constant.value & MASK
+        if constant.opcode.endswith("Composite"):
+            return tuple(self._constant(part) for part in constant.constituents)
+        return self._zero(constant.type)
+
+    def _zero(self, tid: int) -> Any:
+        count = self.types.length(tid)
+        if count is None:
+            return 0
+        kind = self.view.types[tid]
+        if isinstance(kind, StructType):
+            return tuple(self._zero(m) for m in kind.members)
+        element = self.types.element(tid) or -1
+        return tuple(self._zero(element) for _ in range(count))
+
+
+def _shape(interp: Interpreter, tid: int, scalars: Any) -> Any:
+    types = interp.types
+    count = types.length(tid)
+    if count is None:
+        return next(scalars)
+    kind = interp.view.types[tid]
+    if isinstance(kind, StructType):
+        return tuple(_shape(interp, m, scalars) for m in kind.members)
+    element = types.element(tid) or -1
+    return tuple(_shape(interp, element, scalars) for _ in range(count))
+
+
+def _scalars(value: Any) -> list[int]:
+    if isinstance(value, tuple):
+        return [s for part in value for s in _scalars(part)]
+    return [value]
+
+
+def _insert(composite: Any, path: list[int], value: Any) -> Any:
+    if not path:
+        return value
+    parts = list(composite)
+    parts[path[0]] = _insert(parts[path[0]], path[1:], value)
+    return tuple(parts)
+
+
+def _product(shape: tuple[int, ...]) -> int:
+    result = 1
+    for n in shape:
+        result *= n
+    return result
+
+
+def _int(operand: object) -> int:
+    return operand if isinstance(operand, int) else -1
+
+
+def _id(operand: object) -> int:
+    return operand.value if isinstance(operand, Id) else -1
+
+
+def _error(inst: Instruction, reason: str) -> InputError:
+    text = f": {inst.source.text}" if inst.source and inst.source.text else ""
+    return InputError(f"{inst.where()}: {inst.opcode}: {reason}{text}")

@@ -1,0 +1,218 @@
+"""A SPIR-V kernel launch as the checker core's `System` (docs/semantics.md section 8).
+
+A state is one flat tuple: the shared memory cells, then one number per
+invocation naming its frozen local state (`execute.py`), interned here. Units are invocations, numbered
+workgroup by workgroup; `groups[u]` is u's workgroup. A step of a poised
+invocation performs its visible action and the local computation up to its
+next one; a barrier arrival makes it wait, and when every invocation of its
+workgroup waits at that same barrier they are all released within the same
+step. Step results are memoized per (invocation, local state, cells read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from progress.core.system import LOCAL_LOOP, StepNote
+from progress.errors import InputError
+from progress.front.spirv.execute import LOOPING, POISED, RETURNED, WAITING, Access, Interpreter
+from progress.front.spirv.ir import Instruction, Module
+from progress.front.spirv.layout import Types, runtime_lengths, shared_layout
+
+MAX_INVOCATIONS = 64
+"""Invocations in one launch at most (workgroups x local size): the state space grows exponentially in them."""
+
+State = Any  # a tuple[int, ...]; Any so that it meets the System protocol, whose states are any Hashable
+"""The shared cells, then one number per invocation: its frozen local state, interned."""
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a kernel is dispatched: `workgroups` along x, runtime array
+    lengths by name, and `--init` cells as (name, index or None, value)."""
+
+    workgroups: int
+    buffers: Mapping[str, int]
+    init: tuple[tuple[str, int | None, int], ...] = ()
+    entry: str | None = None
+
+
+class KernelSystem:
+    """One kernel under one launch, explorable by `progress.core.lts.explore_system`."""
+
+    def __init__(self, module: Module, launch: Launch, name: str, path: str, digest: str):
+        view = module.view
+        computes = [e for e in view.entry_points if e.model == "GLCompute"]
+        entry = next((e for e in computes if launch.entry in (None, e.name)), None)
+        if entry is None:
+            names = ", ".join(repr(e.name) for e in computes) or "none"
+            wanted = "no GLCompute entry point" if launch.entry is None else f"no compute entry point {launch.entry!r}"
+            raise InputError(f"{path}: {wanted} (compute entry points: {names})")
+        size = view.local_size(entry)
+        if size is None:
+            raise InputError(f"{path}: the entry point {entry.name!r} has no LocalSize")
+        per_group = size[0] * size[1] * size[2]
+        _check_launch(launch.workgroups, per_group, path)
+        types = Types(view, runtime_lengths(view, launch.buffers, path))
+        self.layout = shared_layout(view, types, launch.workgroups, launch.init, path)
+        self.interpreter = Interpreter(view, entry.function, types, self.layout, (launch.workgroups, *size))
+        self.name, self.digest = name, digest
+        self.per_group = per_group
+        self.groups = tuple(u // per_group for u in range(launch.workgroups * per_group))
+        self._cell_names = {at: cell for cell, at in self.layout.names}
+        self._cells = len(self.layout.initial)
+        self._ids: dict[Any, int] = {}  # frozen local state -> its number
+        self._locals: list[Any] = []  # number -> frozen local state
+        self._status: list[int] = []
+        self._access: dict[tuple[int, int], Access] = {}
+        self._after: dict[tuple[int, int, tuple[int, ...]], tuple[tuple[tuple[int, int], ...], int]] = {}
+        self._released: dict[tuple[int, int], int] = {}
+
+    # --- the System protocol ------------------------------------------------
+
+    @cached_property
+    def initial(self) -> State:
+        """Every invocation at its first visible action (computed on first use,
+        inside the check, so that a local computation without end is inconclusive there)."""
+        starts = tuple(self._intern(self.interpreter.start(u)) for u in range(len(self.groups)))
+        return self.layout.initial + starts
+
+    def successors(self, state: State) -> list[tuple[int, State]]:
+        n = self._cells
+        status = self._status
+        found = []
+        for unit, local in enumerate(state[n:]):
+            kind = status[local]
+            if kind == LOOPING:
+                found.append((unit, state))
+            elif kind == POISED:
+                writes, new_local = self._step(unit, local, state)
+                at = n + unit
+                new = state[:at] + (new_local,) + state[at + 1 :]
+                if status[new_local] == WAITING:
+                    new = self._release(unit, new)
+                found.append((unit, _written(new, writes)))
+        return found
+
+    def finished(self, state: State) -> bool:
+        return all(self._status[local] == RETURNED for local in state[self._cells :])
+
+    def cells(self, state: State) -> tuple[tuple[str, int], ...]:
+        return tuple((name, state[at]) for name, at in self.layout.names)
+
+    def positions(self, state: State) -> tuple[int, ...]:
+        """The word offset of each invocation's next instruction (-1 once returned)."""
+        return tuple(
+            -1 if self._status[local] == RETURNED else self._instruction(local).word_offset
+            for local in state[self._cells :]
+        )
+
+    def note(self, state: State, unit: int) -> StepNote:
+        local = state[self._cells + unit]
+        inst = self._instruction(local)
+        text = inst.source.text if inst.source else ""
+        if self._status[local] == LOOPING:
+            return StepNote(inst.where(), text, LOCAL_LOOP)
+        access = self._access_of(unit, local)
+        if access.barrier:
+            return StepNote(inst.where(), text, "barrier()")
+        cells = ", ".join(self._cell_names.get(c, f"cell {c}") for c in access.cells)
+        return StepNote(inst.where(), text, f"{inst.opcode[2:]} {cells}")
+
+    def waits(self, state: State) -> tuple[tuple[int, StepNote], ...]:
+        locals_ = state[self._cells :]
+        return tuple((u, self.note(state, u)) for u, local in enumerate(locals_) if self._status[local] != RETURNED)
+
+    def unit_name(self, unit: int) -> str:
+        group, index = divmod(unit, self.per_group)
+        return f"workgroup {group} invocation {index}"
+
+    # --- stepping -----------------------------------------------------------
+
+    def _intern(self, local: Any) -> int:
+        """The number of a frozen local state: states hold numbers, so they hash fast and share memory."""
+        number = self._ids.get(local)
+        if number is None:
+            number = self._ids[local] = len(self._locals)
+            self._locals.append(local)
+            self._status.append(local[0])
+        return number
+
+    def _access_of(self, unit: int, local: int) -> Access:
+        key = (unit, local)
+        access = self._access.get(key)
+        if access is None:
+            access = self.interpreter.access(self.interpreter.thaw(self._locals[local]), unit)
+            assert access is not None, "a poised invocation is at a visible action"
+            self._access[key] = access
+        return access
+
+    def _step(self, unit: int, local: int, state: State) -> tuple[tuple[tuple[int, int], ...], int]:
+        access = self._access_of(unit, local)
+        old = tuple([state[c] for c in access.cells])
+        key = (unit, local, old)
+        result = self._after.get(key)
+        if result is None:
+            frozen = self._locals[local]
+            if access.barrier:
+                result = ((), self._intern((WAITING,) + frozen[1:]))
+            else:
+                run = self.interpreter.thaw(frozen)
+                writes = self.interpreter.perform(run, unit, old)
+                result = (writes, self._intern(self.interpreter.settle(run, unit)))
+            self._after[key] = result
+        return result
+
+    def _release(self, unit: int, state: State) -> State:
+        """Release `unit`'s workgroup when all of it waits at one barrier."""
+        first = self._cells + self.groups[unit] * self.per_group
+        members = state[first : first + self.per_group]
+        where = {_position(self._locals[m]) if self._status[m] == WAITING else None for m in members}
+        if len(where) != 1 or None in where:
+            return state
+        base = first - self._cells
+        released = tuple(self._released_local(base + i, local) for i, local in enumerate(members))
+        return state[:first] + released + state[first + self.per_group :]
+
+    def _released_local(self, unit: int, local: int) -> int:
+        key = (unit, local)
+        after = self._released.get(key)
+        if after is None:
+            run = self.interpreter.thaw(self._locals[local])
+            run.top.at += 1
+            after = self._released[key] = self._intern(self.interpreter.settle(run, unit))
+        return after
+
+    def _instruction(self, local: int) -> Instruction:
+        fid, block, at = self._locals[local][1][-1][:3]
+        return self.interpreter.codes[fid].blocks[block].instructions[at]
+
+
+def _check_launch(workgroups: int, per_group: int, path: str) -> None:
+    if workgroups < 1:
+        raise InputError(f"{path}: --workgroups {workgroups}: a launch needs at least 1 workgroup")
+    if per_group < 1:
+        raise InputError(f"{path}: the workgroup size is {per_group}: LocalSize must be at least 1 in every dimension")
+    if workgroups * per_group > MAX_INVOCATIONS:
+        raise InputError(
+            f"{path}: --workgroups {workgroups} x {per_group} invocations per workgroup = "
+            f"{workgroups * per_group} invocations; at most {MAX_INVOCATIONS} can be checked "
+            "(the state space grows exponentially in them)"
+        )
+
+
+def _position(local: Any) -> tuple[Any, ...]:
+    """The barrier instruction a waiting invocation is at (function, block, position)."""
+    return tuple(local[1][-1][:3])
+
+
+def _written(cells: tuple[int, ...], writes: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
+    if not writes:
+        return cells
+    new = list(cells)
+    for at, value in writes:
+        new[at] = value
+    return tuple(new)

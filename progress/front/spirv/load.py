@@ -1,0 +1,133 @@
+"""Load a kernel file: the one entry the CLI calls.
+
+`load_kernel(data, name, kind, given)` turns a kernel's bytes into a
+`LoadedKernel`: the header's launch settings overridden by `given` (the
+command line's), the SPIR-V binary (compiled, assembled, or as given; after
+`spirv-opt -O` when `optimized`), validated by `spirv-val`, decoded, each
+instruction with its source line, and checked against the supported
+subset. Every problem is an InputError (exit 2) with a position.
+
+Kinds by suffix (`KIND_OF_SUFFIX`): `.comp`/`.glsl` GLSL, `.hlsl` HLSL,
+`.spvasm` SPIR-V assembly, `.spv` a binary. A binary has no header of its
+own; the header of the source it embeds (glslang -g) is read instead.
+Source lines of assembly are the assembly's lines (one instruction a line).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from progress.errors import InputError, SourcePosition
+from progress.front.header import LaunchSettings, launch_settings
+from progress.front.spirv.asmlines import assembly_lines
+from progress.front.spirv.decode import decode
+from progress.front.spirv.ir import EntryPoint, Module
+from progress.front.spirv.lines import attach_lines, embedded_sources
+from progress.front.spirv.subset import check_subset
+from progress.front.spirv.toolchain import (
+    assemble,
+    compile_shader,
+    optimize,
+    validation_errors,
+    validator_instruction,
+)
+
+KIND_OF_SUFFIX = {".comp": "glsl", ".glsl": "glsl", ".hlsl": "hlsl", ".spvasm": "spvasm", ".spv": "spv"}
+COMPILED_NAME = {"glsl": "kernel.comp", "hlsl": "kernel.hlsl"}
+"""The name the toolchain compiles a source under (its OpString), shown as the kernel's own."""
+
+
+@dataclass(frozen=True)
+class LoadedKernel:
+    """A kernel ready to check. `source`: the kernel's source text (for a
+    binary, the source it embeds, "" if none); `entry`: the entry point to run."""
+
+    module: Module
+    settings: LaunchSettings
+    source: str
+    binary: bytes
+    entry: EntryPoint
+
+
+def kind_of(path: str | Path) -> str | None:
+    """The kernel kind of a file name, None when it is not a kernel."""
+    return KIND_OF_SUFFIX.get(Path(path).suffix.lower())
+
+
+def load_kernel(
+    data: bytes, name: str, kind: str, given: LaunchSettings | None = None, optimized: bool = False
+) -> LoadedKernel:
+    """The kernel in `data`, shown as `name` (see the module's contract)."""
+    if kind not in ("glsl", "hlsl", "spvasm", "spv"):
+        raise InputError(f"{name}: unknown kernel kind {kind!r}")
+    if not data.strip():
+        raise InputError(f"{name}: the file is empty")
+    given = given or LaunchSettings()
+    if kind == "spv":
+        return _finish(data, name, "", LaunchSettings(), given, optimized, None)
+    text = _text(data, name)
+    header = launch_settings(text, name, kind)
+    entry = header.overridden_by(given).entry
+    if kind == "spvasm":
+        binary = assemble(data, name)
+    else:
+        binary = compile_shader(data, kind, name, entry if kind == "hlsl" else None)
+    return _finish(binary, name, text, header, given, optimized, kind)
+
+
+def _finish(
+    binary: bytes,
+    name: str,
+    text: str,
+    header: LaunchSettings,
+    given: LaunchSettings,
+    optimized: bool,
+    kind: str | None,
+) -> LoadedKernel:
+    if optimized:
+        binary = optimize(binary, name)
+    module = decode(binary, name)
+    if kind in COMPILED_NAME:
+        module = attach_lines(module, {COMPILED_NAME[kind]: name}, {COMPILED_NAME[kind]: text})
+    elif kind == "spvasm":
+        module = assembly_lines(attach_lines(module), text, name)
+    else:
+        module = attach_lines(module)
+        text, header = _embedded_header(module, name)
+    _validate(module, binary, name)
+    settings = header.overridden_by(given)
+    entry = check_subset(module, name, settings.entry)
+    return LoadedKernel(module, settings, text, binary, entry)
+
+
+def _text(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise InputError("the file is not UTF-8 text", SourcePosition(name, line, column)) from None
+
+
+def _embedded_header(module: Module, name: str) -> tuple[str, LaunchSettings]:
+    """A binary's source text (the first it embeds) and that source's header."""
+    sources = embedded_sources(module)
+    if not sources:
+        return "", LaunchSettings()
+    file_name, text = next(iter(sources.items()))
+    return text, launch_settings(text, f"{name} (embedded {file_name})", "glsl")
+
+
+def _validate(module: Module, binary: bytes, name: str) -> None:
+    complaint = validation_errors(binary)
+    if not complaint:
+        return
+    first = complaint.splitlines()[0].removeprefix("error: ")
+    number = validator_instruction(complaint)
+    if number is not None and 0 < number <= len(module.instructions):
+        inst = module.instructions[number - 1]
+        if inst.source is not None:
+            raise InputError(f"{inst.opcode}: spirv-val: {first}", inst.source.position())
+        raise InputError(f"{name}: word {inst.word_offset}: {inst.opcode}: spirv-val: {first}")
+    raise InputError(f"{name}: spirv-val: {first}")

@@ -1,0 +1,223 @@
+"""The supported subset of SPIR-V, checked before anything runs.
+
+`check_subset(module, name, entry)` returns the entry point to check, or
+raises an InputError at the first instruction outside the subset, with its
+name and source line (`lock.comp:14: OpGroupNonUniformBallot: subgroup
+operations are not supported: ...`), preferring instructions that have a
+source line (a type problem is shown where a value of that type is made).
+The subset (docs/kernels.md, "What is supported"): a GLCompute entry point,
+logical addressing, 32-bit integers, booleans and their vectors, arrays and
+structs, StorageBuffer / Uniform (buffer blocks) / Workgroup / Private /
+Function variables and the compute built-ins (`BUILTINS`), the instructions in
+`SUPPORTED`. Pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from progress.errors import InputError
+from progress.front.spirv.ir import EntryPoint, Id, Instruction, Module, ModuleView
+
+SUBGROUP = (
+    "subgroup operations are not supported: subgroup semantics is its own research question "
+    "(SIMT lock-step, convergence)"
+)
+IMAGE = "images and samplers are not supported: kernels communicate through buffers and workgroup memory here"
+FUNCTION_POINTER = "function pointers are not supported"
+PHYSICAL = "only logical pointers are supported (no physical addresses, pointer arithmetic or pointer casts)"
+FLOAT = "floating point is not supported: a kernel's values are 32-bit integers and booleans"
+WIDTH = "only 32-bit integers are supported (SPEC section 8: integers are 32-bit and wrap)"
+NOT_COMPUTE = "is not a compute shader instruction"
+OTHER = "is not in the supported subset (docs/kernels.md, 'What is supported')"
+
+SUPPORTED = frozenset(
+    """
+    OpNop OpUndef OpSourceContinued OpSource OpSourceExtension OpName OpMemberName OpString OpLine OpNoLine
+    OpModuleProcessed OpExtension OpExtInstImport OpExtInst OpMemoryModel OpEntryPoint OpExecutionMode
+    OpExecutionModeId OpCapability OpDecorate OpDecorateId OpDecorateString OpMemberDecorate
+    OpMemberDecorateString OpTypeVoid OpTypeBool OpTypeInt OpTypeVector OpTypeArray OpTypeRuntimeArray
+    OpTypeStruct OpTypePointer OpTypeFunction OpConstantTrue OpConstantFalse OpConstant OpConstantComposite
+    OpConstantNull OpSpecConstantTrue OpSpecConstantFalse OpSpecConstant OpSpecConstantComposite
+    OpSpecConstantOp OpFunction OpFunctionParameter OpFunctionEnd OpFunctionCall OpVariable OpLoad OpStore
+    OpAccessChain OpInBoundsAccessChain OpArrayLength OpVectorShuffle OpCompositeConstruct
+    OpCompositeExtract OpCompositeInsert OpCopyObject OpUConvert OpSConvert OpBitcast OpSNegate OpIAdd
+    OpISub OpIMul OpUDiv OpSDiv OpUMod OpSRem OpSMod OpLogicalEqual OpLogicalNotEqual OpLogicalOr
+    OpLogicalAnd OpLogicalNot OpSelect OpIEqual OpINotEqual OpUGreaterThan OpSGreaterThan
+    OpUGreaterThanEqual OpSGreaterThanEqual OpULessThan OpSLessThan OpULessThanEqual OpSLessThanEqual
+    OpShiftRightLogical OpShiftRightArithmetic OpShiftLeftLogical OpBitwiseOr OpBitwiseXor OpBitwiseAnd
+    OpNot OpControlBarrier OpMemoryBarrier OpAtomicLoad OpAtomicStore OpAtomicExchange
+    OpAtomicCompareExchange OpAtomicIIncrement OpAtomicIDecrement OpAtomicIAdd OpAtomicISub OpAtomicSMin
+    OpAtomicUMin OpAtomicSMax OpAtomicUMax OpAtomicAnd OpAtomicOr OpAtomicXor OpPhi OpLoopMerge
+    OpSelectionMerge OpLabel OpBranch OpBranchConditional OpSwitch OpReturn OpReturnValue OpUnreachable
+    """.split()
+)
+"""The instructions a kernel may use (what the kernel interpreter executes)."""
+
+STORAGE_CLASSES = frozenset({"StorageBuffer", "Uniform", "Workgroup", "Private", "Function", "Input"})
+BUILTINS = frozenset(
+    {"GlobalInvocationId", "LocalInvocationId", "LocalInvocationIndex", "WorkgroupId", "NumWorkgroups"}
+)
+"""The built-in Input variables (WorkgroupSize is a constant, read by `ModuleView.local_size`)."""
+SUBGROUP_BUILTINS = frozenset(
+    {"SubgroupSize", "SubgroupLocalInvocationId", "SubgroupId", "NumSubgroups"}
+    | {f"Subgroup{m}Mask" for m in ("Eq", "Ge", "Gt", "Le", "Lt")}
+    | {f"Subgroup{m}MaskKHR" for m in ("Eq", "Ge", "Gt", "Le", "Lt")}
+)
+SCOPE_NAMES = {0: "CrossDevice", 1: "Device", 2: "Workgroup", 3: "Subgroup", 4: "Invocation", 5: "QueueFamily"}
+NON_SEMANTIC = "NonSemantic."
+
+
+@dataclass(frozen=True)
+class _Problem:
+    instruction: Instruction
+    reason: str
+
+
+def check_subset(module: Module, name: str, entry: str | None = None) -> EntryPoint:
+    """The entry point to check (named `entry`, else the first), once the
+    module is inside the subset; an InputError otherwise."""
+    view = module.view
+    chosen = _entry_point(view, name, entry)
+    if view.memory_model and view.memory_model[0] != "Logical":
+        memory_model = next(i for i in module.instructions if i.opcode == "OpMemoryModel")
+        raise _refusal(_Problem(memory_model, f"addressing model {view.memory_model[0]}: {PHYSICAL}"), name)
+    problems = _problems(module, view)
+    if problems:
+        located = [p for p in problems if p.instruction.source is not None]
+        raise _refusal((located or problems)[0], name)
+    return chosen
+
+
+def _entry_point(view: ModuleView, name: str, entry: str | None) -> EntryPoint:
+    if not view.entry_points:
+        raise InputError(f"{name}: the module has no entry point (OpEntryPoint)")
+    chosen = view.entry_point(entry)
+    if chosen is None:
+        names = ", ".join(repr(e.name) for e in view.entry_points)
+        raise InputError(f"{name}: no entry point named {entry!r} (the module has {names})")
+    if chosen.model != "GLCompute":
+        raise InputError(
+            f"{name}: entry point {chosen.name!r} is a {chosen.model} shader: only compute (GLCompute) kernels "
+            "can be checked"
+        )
+    return chosen
+
+
+def _refusal(problem: _Problem, name: str) -> InputError:
+    inst = problem.instruction
+    message = f"{inst.opcode}: {problem.reason}"
+    source = inst.source
+    if source is None:
+        return InputError(f"{name}: word {inst.word_offset}: {message}")
+    return InputError(message, source.position())
+
+
+def _problems(module: Module, view: ModuleView) -> list[_Problem]:
+    bad_types = _bad_types(module)
+    found: list[_Problem] = []
+    for inst in module.instructions:
+        reason = _instruction_problem(inst, view)
+        if reason is None and inst.result_type in bad_types:
+            reason = bad_types[inst.result_type]
+        if reason is not None:
+            found.append(_Problem(inst, reason))
+    return found
+
+
+def _bad_types(module: Module) -> dict[int, str]:
+    """Type id -> why values of it are refused: unsupported scalars and
+    everything built from them (vectors, arrays, structs, pointers)."""
+    bad: dict[int, str] = {}
+    for inst in module.instructions:
+        if inst.result is None or not inst.opcode.startswith("OpType"):
+            continue
+        reason = _type_problem(inst)
+        parts = [op.value for op in inst.operands if isinstance(op, Id)]
+        inherited = next((bad[p] for p in parts if p in bad), None)
+        if reason or inherited:
+            bad[inst.result] = reason or inherited or ""
+    return bad
+
+
+def _type_problem(inst: Instruction) -> str | None:
+    ops = inst.operands
+    if inst.opcode == "OpTypeInt" and ops and ops[0] != 32:
+        return f"{ops[0]}-bit integers: {WIDTH}"
+    if inst.opcode == "OpTypeFloat":
+        return FLOAT
+    if inst.opcode in ("OpTypeImage", "OpTypeSampler", "OpTypeSampledImage"):
+        return IMAGE
+    return None
+
+
+def _instruction_problem(inst: Instruction, view: ModuleView) -> str | None:
+    op = inst.opcode
+    if op not in SUPPORTED:
+        return _unsupported(op)
+    if op in ("OpTypeInt", "OpTypeFloat"):
+        return _type_problem(inst)
+    if op == "OpTypePointer":
+        return _storage_problem(str(inst.operands[0]))
+    if op == "OpVariable":
+        return _variable_problem(inst, view)
+    if op in ("OpControlBarrier", "OpMemoryBarrier"):
+        return _barrier_problem(inst, view)
+    if op == "OpExtInst":
+        set_name = view.ext_imports.get(inst.operands[0].value if isinstance(inst.operands[0], Id) else -1, "")
+        if set_name != "GLSL.std.450" and not set_name.startswith(NON_SEMANTIC):
+            return f"the extended instruction set {set_name!r} is not supported (GLSL.std.450 is)"
+    return None
+
+
+def _unsupported(op: str) -> str:
+    if op.startswith(("OpGroup", "OpSubgroup")):
+        return SUBGROUP
+    if op.startswith(("OpImage", "OpSampledImage", "OpTypeImage", "OpTypeSampler", "OpTypeSampledImage")):
+        return IMAGE
+    if "FunctionPointer" in op:
+        return FUNCTION_POINTER
+    if op in ("OpConvertUToPtr", "OpConvertPtrToU", "OpPtrAccessChain", "OpPtrEqual", "OpPtrNotEqual", "OpPtrDiff"):
+        return PHYSICAL
+    if op in ("OpKill", "OpTerminateInvocation", "OpDemoteToHelperInvocation", "OpEmitVertex", "OpEndPrimitive"):
+        return NOT_COMPUTE
+    if op.startswith(("OpF", "OpConvertF", "OpConvertSToF", "OpConvertUToF", "OpTypeFloat", "OpQuantize")):
+        return FLOAT
+    return OTHER
+
+
+def _storage_problem(storage: str) -> str | None:
+    if storage == "PhysicalStorageBuffer":
+        return PHYSICAL
+    if storage == "UniformConstant":
+        return IMAGE
+    if storage == "CodeSectionINTEL":
+        return FUNCTION_POINTER
+    if storage not in STORAGE_CLASSES:
+        return f"variables of storage class {storage} are not supported"
+    return None
+
+
+def _variable_problem(inst: Instruction, view: ModuleView) -> str | None:
+    if inst.operands[0] != "Input" or inst.result is None:
+        return None
+    builtin = view.builtin(inst.result)
+    if builtin in SUBGROUP_BUILTINS:
+        return f"the built-in {builtin}: {SUBGROUP}"
+    if builtin not in BUILTINS:
+        shown = builtin or "an Input variable without a BuiltIn decoration"
+        return f"{shown} is not supported (the compute built-ins are: {', '.join(sorted(BUILTINS))})"
+    return None
+
+
+def _barrier_problem(inst: Instruction, view: ModuleView) -> str | None:
+    scopes = [op.value for op in inst.operands[:2] if isinstance(op, Id)]
+    values = [view.constants[s].value if s in view.constants else None for s in scopes]
+    if inst.opcode == "OpControlBarrier" and values and values[0] != 2:
+        shown = SCOPE_NAMES.get(values[0], str(values[0])) if values[0] is not None else "a non-constant"
+        if values[0] == 3:
+            return f"a barrier of Subgroup scope: {SUBGROUP}"
+        return f"a barrier of {shown} execution scope: only workgroup barriers (barrier()) are supported"
+    if 3 in values:
+        return f"a barrier of Subgroup scope: {SUBGROUP}"
+    return None

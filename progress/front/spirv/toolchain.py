@@ -1,0 +1,223 @@
+"""The external SPIR-V tools: compile, assemble, optimize, validate.
+
+- GLSL: `glslangValidator -V -g --target-env vulkan1.1 -S comp` (OpLine per
+  statement and the source embedded, which `lines.py` reads);
+  HLSL: the same with `-D -e ENTRY` (ENTRY `main` unless given);
+  SPIR-V assembly: `spirv-as --target-env vulkan1.1`;
+  `--optimize`: `spirv-opt -O`; every module: `spirv-val --target-env vulkan1.3`.
+- A missing tool is an InputError (exit 2) naming its Debian package. A
+  source the tool rejects is an InputError at `file:line:col` (glslang's
+  `ERROR: file:LINE: ...`, spirv-as's `error: LINE: COL: ...`), the source
+  line shown. A tool that runs past `TOOL_TIMEOUT_S` is an InputError too.
+- Outputs are cached by the hash of (tool versions, flags, input bytes) in
+  the per-user private cache (`progress.cache`, `~/.cache/progress/spirv`):
+  entries are moved in atomically and checked (owner, mode, SPIR-V magic)
+  before use. Without a usable cache directory the tools simply run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+from progress.cache import CacheUnavailable, cache_root, check_entry, install, private_dir, trusted_file
+from progress.errors import InputError, SourcePosition
+from progress.source import source_lines
+
+TOOL_TIMEOUT_S = 60
+PACKAGES = {
+    "glslangValidator": "glslang-tools",
+    "spirv-as": "spirv-tools",
+    "spirv-opt": "spirv-tools",
+    "spirv-val": "spirv-tools",
+}
+GLSL_FLAGS = ("-V", "-g", "--target-env", "vulkan1.1", "-S", "comp")
+AS_FLAGS = ("--target-env", "vulkan1.1")
+OPT_FLAGS = ("-O",)
+VAL_FLAGS = ("--target-env", "vulkan1.3")
+MAGIC_BYTES = (b"\x03\x02\x23\x07", b"\x07\x23\x02\x03")
+
+_GLSLANG_ERROR = re.compile(r"^ERROR: (?:[^:\n]*):(\d+): (.*)$", re.MULTILINE)
+_GLSLANG_GLOBAL = re.compile(r"^ERROR: (?!\d+ compilation errors)(.*)$", re.MULTILINE)
+_AS_ERROR = re.compile(r"^error: (\d+): (\d+): (.*)$", re.MULTILINE)
+_QUOTED = re.compile(r"'([^']+)'")
+
+
+def compile_shader(source: bytes, kind: str, name: str, entry: str | None = None) -> bytes:
+    """The SPIR-V of a GLSL (`kind` "glsl") or HLSL ("hlsl") compute shader;
+    `name` is how messages show the file."""
+    suffix = "comp" if kind == "glsl" else "hlsl"
+    flags = GLSL_FLAGS + (("-D", "-e", entry or "main") if kind == "hlsl" else ())
+    return _cached("glslangValidator", flags, source, lambda work: _glslang(source, suffix, flags, name, work))
+
+
+def assemble(source: bytes, name: str) -> bytes:
+    """The binary of a SPIR-V assembly text."""
+    return _cached("spirv-as", AS_FLAGS, source, lambda work: _spirv_as(source, name, work))
+
+
+def optimize(binary: bytes, name: str) -> bytes:
+    """`spirv-opt -O` of a module."""
+    return _cached("spirv-opt", OPT_FLAGS, binary, lambda work: _spirv_opt(binary, name, work))
+
+
+def validation_errors(binary: bytes) -> str:
+    """spirv-val's complaint about a module, "" when it is valid (cached when valid)."""
+    key = _key("spirv-val", VAL_FLAGS, binary)
+    marker = _entry(key, ".valid")
+    if marker is not None and trusted_file(marker):
+        return ""
+    with tempfile.TemporaryDirectory(prefix="progress-spirv-") as work:
+        module = Path(work) / "module.spv"
+        module.write_bytes(binary)
+        done = _run(["spirv-val", *VAL_FLAGS, str(module)], "spirv-val")
+    if done.returncode != 0:
+        return (done.stderr + done.stdout).strip() or f"spirv-val exited with status {done.returncode}"
+    if marker is not None:
+        _store(marker, b"")
+    return ""
+
+
+def validator_instruction(message: str) -> int | None:
+    """The 1-based instruction number spirv-val's `error: line N:` names, if any (0 = the module)."""
+    match = re.search(r"error: line (\d+):", message)
+    return int(match.group(1)) if match else None
+
+
+# --- running the tools ---------------------------------------------------------
+
+
+def _run(argv: list[str], tool: str, cwd: str | None = None) -> subprocess.CompletedProcess[str]:
+    executable = shutil.which(tool)
+    if executable is None:
+        package = PACKAGES[tool]
+        raise InputError(f"{tool} is not installed (or not on PATH): install the Debian package {package}")
+    try:
+        return subprocess.run(
+            [executable, *argv[1:]],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=TOOL_TIMEOUT_S,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired:
+        raise InputError(f"{tool} did not finish within {TOOL_TIMEOUT_S} s") from None
+    except OSError as error:
+        raise InputError(f"cannot run {tool}: {error.strerror or error}") from None
+
+
+def _glslang(source: bytes, suffix: str, flags: tuple[str, ...], name: str, work: Path) -> bytes:
+    (work / f"kernel.{suffix}").write_bytes(source)
+    done = _run(["glslangValidator", *flags, f"kernel.{suffix}", "-o", "kernel.spv"], "glslangValidator", str(work))
+    output = done.stdout + done.stderr
+    if done.returncode != 0 or not (work / "kernel.spv").is_file():
+        raise _glslang_error(output, source, name)
+    return (work / "kernel.spv").read_bytes()
+
+
+def _glslang_error(output: str, source: bytes, name: str) -> InputError:
+    lines = source_lines(source.decode("utf-8", errors="replace"))
+    located = [e for e in _GLSLANG_ERROR.findall(output) if "compilation terminated" not in e[1]]
+    if not located:
+        problems = [m.strip() for m in _GLSLANG_GLOBAL.findall(output)] or [output.strip() or "no output"]
+        return InputError(f"{name}: glslangValidator rejects the shader: " + "; ".join(problems))
+    line, message = int(located[0][0]), located[0][1].strip()
+    more = len(located) - 1
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    token = _QUOTED.search(message)
+    column = text.find(token.group(1)) + 1 if token and token.group(1) in text else 1
+    suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
+    return InputError(message + suffix, SourcePosition(name, line, column, text))
+
+
+def _spirv_as(source: bytes, name: str, work: Path) -> bytes:
+    (work / "kernel.spvasm").write_bytes(source)
+    done = _run(["spirv-as", *AS_FLAGS, "kernel.spvasm", "-o", "kernel.spv"], "spirv-as", str(work))
+    if done.returncode != 0 or not (work / "kernel.spv").is_file():
+        output = (done.stderr + done.stdout).strip()
+        match = _AS_ERROR.search(output)
+        if match is None:
+            raise InputError(f"{name}: spirv-as rejects the assembly: {output or 'no output'}")
+        line, column = int(match.group(1)), int(match.group(2))
+        lines = source_lines(source.decode("utf-8", errors="replace"))
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        raise InputError(match.group(3).strip(), SourcePosition(name, line, max(column, 1), text))
+    return (work / "kernel.spv").read_bytes()
+
+
+def _spirv_opt(binary: bytes, name: str, work: Path) -> bytes:
+    (work / "in.spv").write_bytes(binary)
+    done = _run(["spirv-opt", *OPT_FLAGS, "in.spv", "-o", "out.spv"], "spirv-opt", str(work))
+    if done.returncode != 0 or not (work / "out.spv").is_file():
+        raise InputError(f"{name}: spirv-opt -O fails: {(done.stderr + done.stdout).strip() or 'no output'}")
+    return (work / "out.spv").read_bytes()
+
+
+# --- the cache ---------------------------------------------------------------
+
+
+@lru_cache(maxsize=8)
+def tool_version(tool: str) -> str:
+    """The tool's `--version` output (part of every cache key)."""
+    return _run([tool, "--version"], tool).stdout.strip()
+
+
+def _key(tool: str, flags: tuple[str, ...], data: bytes) -> str:
+    digest = hashlib.sha256()
+    for part in (tool, tool_version(tool), "\0".join(flags)):
+        digest.update(part.encode() + b"\0")
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def _cache_dir() -> Path | None:
+    try:
+        return private_dir(cache_root() / "spirv")
+    except CacheUnavailable:
+        return None
+
+
+def _entry(key: str, suffix: str) -> Path | None:
+    directory = _cache_dir()
+    if directory is None:
+        return None
+    entry = directory / f"{key[:40]}{suffix}"
+    check_entry(entry)
+    return entry
+
+
+def _cached(tool: str, flags: tuple[str, ...], data: bytes, build: Callable[[Path], bytes]) -> bytes:
+    entry = _entry(_key(tool, flags, data), ".spv")
+    if entry is not None and trusted_file(entry):
+        cached = entry.read_bytes()
+        if len(cached) >= 20 and len(cached) % 4 == 0 and cached[:4] in MAGIC_BYTES:
+            return cached
+    with tempfile.TemporaryDirectory(prefix="progress-spirv-") as work:
+        made = build(Path(work))
+    if entry is not None:
+        _store(entry, made)
+    return made
+
+
+def _store(entry: Path, data: bytes) -> None:
+    """Write `data` beside `entry` and move it in atomically; a full disk or
+    a read-only cache only loses the cache entry."""
+    try:
+        handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".build-")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        install(Path(temporary), entry)
+    except OSError:
+        Path(temporary).unlink(missing_ok=True)

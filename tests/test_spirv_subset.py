@@ -1,0 +1,150 @@
+"""The supported-subset check on small assembled modules: each refusal
+names the instruction, its source line (the assembly's) and the reason."""
+
+from __future__ import annotations
+
+import pytest
+
+from progress.errors import InputError
+from progress.front.spirv import subset
+from progress.front.spirv.load import load_kernel
+
+HEAD = """OpCapability Shader
+{capabilities}OpMemoryModel {addressing} GLSL450
+OpEntryPoint GLCompute %main "main" {interface}
+OpExecutionMode %main LocalSize 1 1 1
+{decorations}%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%bool = OpTypeBool
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%device = OpConstant %uint 1
+%workgroup = OpConstant %uint 2
+%subgroup = OpConstant %uint 3
+%sem = OpConstant %uint 264
+%buf = OpTypeStruct %uint
+%pbuf = OpTypePointer StorageBuffer %buf
+%puint = OpTypePointer StorageBuffer %uint
+%data = OpVariable %pbuf StorageBuffer
+{globals}%main = OpFunction %void None %fn
+%entry = OpLabel
+%cell = OpAccessChain %puint %data %u0
+{body}OpReturn
+OpFunctionEnd
+"""
+DECORATE = (
+    "OpDecorate %buf Block\nOpMemberDecorate %buf 0 Offset 0\n"
+    "OpDecorate %data DescriptorSet 0\nOpDecorate %data Binding 0\n"
+)
+
+
+def kernel(body: str = "", globals_: str = "", capabilities: str = "", addressing: str = "Logical", **more) -> bytes:
+    fields = {"interface": "", "decorations": DECORATE} | more
+    text = HEAD.format(body=body, globals=globals_, capabilities=capabilities, addressing=addressing, **fields)
+    return text.encode()
+
+
+def refused(data: bytes) -> InputError:
+    with pytest.raises(InputError) as caught:
+        load_kernel(data, "k.spvasm", "spvasm")
+    return caught.value
+
+
+def line_of(data: bytes, fragment: str) -> int:
+    return next(n for n, line in enumerate(data.decode().split("\n"), 1) if fragment in line)
+
+
+def test_a_plain_kernel_is_inside():
+    data = kernel("%old = OpAtomicExchange %uint %cell %device %u0 %u1\nOpControlBarrier %workgroup %workgroup %sem\n")
+    loaded = load_kernel(data, "k.spvasm", "spvasm")
+    assert loaded.entry.name == "main"
+
+
+CASES = {
+    "subgroup barrier": (
+        kernel("OpControlBarrier %subgroup %subgroup %sem\n"),
+        "OpControlBarrier %subgroup",
+        "OpControlBarrier: a barrier of Subgroup scope: subgroup operations are not supported",
+    ),
+    "device barrier": (
+        kernel("OpControlBarrier %device %device %sem\n"),
+        "OpControlBarrier %device",
+        "OpControlBarrier: spirv-val: ",  # Vulkan's rule, before the subset's: Workgroup or Subgroup
+    ),
+    "subgroup ballot": (
+        kernel(
+            "%v = OpGroupNonUniformElect %bool %subgroup\n",
+            capabilities="OpCapability GroupNonUniform\n",
+        ),
+        "OpGroupNonUniformElect",
+        "OpGroupNonUniformElect: subgroup operations are not supported: subgroup semantics is its own research",
+    ),
+    "float": (
+        kernel("%f = OpConvertUToF %float %u1\n", globals_="%float = OpTypeFloat 32\n"),
+        "%float = OpTypeFloat",  # assembly gives types a line: the declaration is shown
+        "OpTypeFloat: floating point is not supported",
+    ),
+    "a 64-bit constant": (
+        kernel(
+            "%x = OpIAdd %ulong %big %big\n",
+            globals_="%ulong = OpTypeInt 64 0\n%big = OpConstant %ulong 4294967296\n",
+            capabilities="OpCapability Int64\n",
+        ),
+        "%ulong = OpTypeInt",
+        "OpTypeInt: 64-bit integers: only 32-bit integers are supported",
+    ),
+    "a subgroup built-in": (
+        kernel(
+            "%s = OpLoad %uint %lane\n",
+            globals_="%pin = OpTypePointer Input %uint\n%lane = OpVariable %pin Input\n",
+            capabilities="OpCapability GroupNonUniform\n",
+            interface="%lane",
+            decorations=DECORATE + "OpDecorate %lane BuiltIn SubgroupLocalInvocationId\n",
+        ),
+        "%lane = OpVariable",
+        "the built-in SubgroupLocalInvocationId: subgroup operations",
+    ),
+    "an unsupported instruction": (
+        kernel("OpCopyMemory %cell %cell\n"),
+        "OpCopyMemory",
+        "OpCopyMemory: is not in the supported subset",
+    ),
+    "a push constant": (
+        kernel(
+            globals_=(
+                "%pc = OpTypeStruct %uint\n%ppc = OpTypePointer PushConstant %pc\n"
+                "%push = OpVariable %ppc PushConstant\n"
+            ),
+            decorations=DECORATE + "OpDecorate %pc Block\nOpMemberDecorate %pc 0 Offset 0\n",
+        ),
+        "%ppc = OpTypePointer",
+        "variables of storage class PushConstant are not supported",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_refusals_name_the_instruction_and_its_line(name):
+    data, fragment, message = CASES[name]
+    error = refused(data)
+    assert message in error.message
+    assert error.position is not None and error.position.path == "k.spvasm"
+    assert error.position.line == line_of(data, fragment)
+
+
+def test_physical_addressing_is_refused():
+    data = kernel(
+        capabilities='OpCapability PhysicalStorageBufferAddresses\nOpExtension "SPV_KHR_physical_storage_buffer"\n',
+        addressing="PhysicalStorageBuffer64",
+    )
+    error = refused(data)
+    assert "addressing model PhysicalStorageBuffer64: only logical pointers" in error.message
+    assert error.position.line == line_of(data, "OpMemoryModel")
+
+
+def test_the_supported_instructions_exist_in_the_grammar():
+    from progress.front.spirv.grammar import core_grammar
+
+    names = {spec.name for spec in core_grammar().instructions.values()}
+    assert subset.SUPPORTED <= names
