@@ -15,6 +15,7 @@ from progress.front.spirv.ir import Block, Function, Id, Instruction, ModuleView
 
 TERMINATORS = ("OpBranch", "OpBranchConditional", "OpSwitch", "OpReturn", "OpReturnValue", "OpUnreachable", "OpKill")
 _READS_POINTER = frozenset({"OpLoad", "OpAtomicLoad", "OpArrayLength"})
+_POINTER_COPIES = frozenset({"OpAccessChain", "OpInBoundsAccessChain", "OpCopyObject", "OpPhi", "OpSelect"})
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class Code:
     function: Function
     blocks: tuple[Block, ...]
     index: Mapping[int, int]
-    live: tuple[tuple[frozenset[int], ...], ...]
+    live: Liveness
     headers: frozenset[int]
     variables: tuple[tuple[int, int], ...]
     first: tuple[int, ...]  # the position of each block's first instruction that is not an OpPhi
@@ -87,16 +88,23 @@ def _local_ids(function: Function, blocks: tuple[Block, ...]) -> frozenset[int]:
 def _derived_pointers(blocks: tuple[Block, ...], local_vars: frozenset[int]) -> dict[int, int]:
     """Pointer values into a Function variable, by the variable they point into."""
     derived: dict[int, int] = {v: v for v in local_vars}
+    if not derived:
+        return derived
+    candidates = [
+        (inst.result, inst.ids())
+        for b in blocks
+        for inst in b.instructions
+        if inst.opcode in _POINTER_COPIES and inst.result is not None
+    ]
     changed = True
     while changed:
         changed = False
-        for b in blocks:
-            for inst in b.instructions:
-                if inst.opcode in ("OpAccessChain", "OpInBoundsAccessChain", "OpCopyObject", "OpPhi", "OpSelect"):
-                    base = next((derived[i] for i in inst.ids() if i in derived), None)
-                    if base is not None and inst.result is not None and inst.result not in derived:
-                        derived[inst.result] = base
-                        changed = True
+        for result, ids in candidates:
+            if result not in derived:
+                base = next((derived[i] for i in ids if i in derived), None)
+                if base is not None:
+                    derived[result] = base
+                    changed = True
     return derived
 
 
@@ -124,27 +132,60 @@ def _liveness(
     index: Mapping[int, int],
     local: frozenset[int],
     derived: Mapping[int, int],
-) -> tuple[tuple[frozenset[int], ...], ...]:
+) -> Liveness:
     info = [[_uses_defs(inst, local, derived) for inst in b.instructions] for b in blocks]
     phi_uses = _phi_uses(blocks, index, local)
+    summaries = [_summary(block, facts) for block, facts in zip(blocks, info)]
     live_in: list[set[int]] = [set() for _ in blocks]
     changed = True
-    while changed:
+    while changed:  # on blocks: live_in = gen | (live_out - kill)
         changed = False
         for b in reversed(range(len(blocks))):
             live = set(phi_uses.get(b, ()))
             for s in succ[b]:
                 live |= live_in[s]
-            for inst, (uses, defs) in zip(reversed(blocks[b].instructions), reversed(info[b])):
-                live -= defs
-                if inst.opcode != "OpPhi":
-                    live |= uses
+            gen, kill = summaries[b]
+            live = gen | (live - kill)
             if live != live_in[b]:
                 live_in[b] = live
                 changed = True
-    return tuple(
-        _per_instruction(blocks[b], info[b], live_in, succ[b], phi_uses.get(b, set())) for b in range(len(blocks))
-    )
+    return Liveness(blocks, info, live_in, succ, phi_uses)
+
+
+class Liveness:
+    """`live[b][i]`: the ids live before instruction i of block b, each block's
+    tuple computed on first use (most blocks are never stopped in)."""
+
+    def __init__(
+        self,
+        blocks: tuple[Block, ...],
+        info: list[list[tuple[set[int], set[int]]]],
+        live_in: list[set[int]],
+        succ: list[tuple[int, ...]],
+        phi_uses: dict[int, set[int]],
+    ):
+        self._args = (blocks, info, live_in, succ, phi_uses)
+        self._blocks: dict[int, tuple[frozenset[int], ...]] = {}
+
+    def __getitem__(self, b: int) -> tuple[frozenset[int], ...]:
+        found = self._blocks.get(b)
+        if found is None:
+            blocks, info, live_in, succ, phi_uses = self._args
+            found = self._blocks[b] = _per_instruction(blocks[b], info[b], live_in, succ[b], phi_uses.get(b, set()))
+        return found
+
+
+def _summary(block: Block, facts: list[tuple[set[int], set[int]]]) -> tuple[set[int], set[int]]:
+    """A block's liveness transfer as (gen, kill): the ids it reads before
+    defining them (OpPhi operands belong to the edges, not here), and every id it defines."""
+    gen: set[int] = set()
+    kill: set[int] = set()
+    for inst, (uses, defs) in zip(reversed(block.instructions), reversed(facts)):
+        gen -= defs
+        kill |= defs
+        if inst.opcode != "OpPhi":
+            gen |= uses
+    return gen, kill
 
 
 def _phi_uses(blocks: tuple[Block, ...], index: Mapping[int, int], local: frozenset[int]) -> dict[int, set[int]]:
