@@ -102,3 +102,8 @@ def test_expectations_in_a_kernel_header():
     with pytest.raises(InputError) as caught:
         kernel_expectations("// expect: unfair X\n", "k.comp", "glsl")
     assert caught.value.position.line == 1 and caught.value.position.column == 12
+
+
+def test_glslang_names_of_hlsl_buffers_read():
+    assert parse_buffer("@data=4") == ("@data", 4)
+    assert parse_init("@data[1]=3") == ("@data", 1, 3)
