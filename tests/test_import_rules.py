@@ -27,6 +27,7 @@ CHECK_PATH = (
     "progress/errors.py",
     "progress/source.py",
     "progress/front/axb/parse.py",
+    "progress/front/axb/lexicon.py",
     "progress/front/axb/grammar.py",
     "progress/core/program.py",
     "progress/core/semantics.py",
@@ -41,8 +42,7 @@ CHECK_PATH = (
 )
 """What `progress check` of an .axb file runs through: the standard library and lark only."""
 CORE_FILES = tuple(
-    [Path(name) for name in CHECK_PATH]
-    + sorted(path.relative_to(REPO) for path in (REPO / "models").glob("*.py"))
+    [Path(name) for name in CHECK_PATH] + sorted(path.relative_to(REPO) for path in (REPO / "models").glob("*.py"))
 )
 
 LAYERS = {
