@@ -27,6 +27,7 @@ CHECK_PATH = (
     "progress/errors.py",
     "progress/source.py",
     "progress/front/axb/parse.py",
+    "progress/front/axb/lexicon.py",
     "progress/front/axb/grammar.py",
     "progress/core/program.py",
     "progress/core/semantics.py",

@@ -21,9 +21,14 @@ KEYWORDS = frozenset({"end", "true", "false", "test", "init", "thread"})
 """Words that cannot name a test or a location (nor can `axb`, in any case)."""
 
 
+def is_reserved(word: str) -> bool:
+    """Whether a word is kept from naming a test or a location: a keyword, or `axb` in any case."""
+    return word in KEYWORDS or word.lower() == "axb"
+
+
 def is_name(word: str) -> bool:
     """Whether `word` can be written as a test or location name in `.axb`."""
-    return re.fullmatch(NAME, word) is not None and word not in KEYWORDS and word.lower() != "axb"
+    return re.fullmatch(NAME, word) is not None and not is_reserved(word)
 
 
 class Span(NamedTuple):

@@ -32,7 +32,9 @@ import re
 from typing import NamedTuple
 
 from progress.core.canonical import hash_of_text, text_of_parts
-from progress.front.axb.quickparse import _AXB, _THREAD, read_header, thread_instructions
+from progress.front.axb.lexicon import BLANKS, COMMENT_MARK, INSTRUCTION, THREAD
+from progress.front.axb.quickparse import read_header, thread_instructions
+from progress.source import bounded_int
 
 Instruction = tuple[str, int, int, bool, int]
 
@@ -40,6 +42,8 @@ MAX_REMEMBERED = 1 << 16
 """Distinct lines or threads remembered; past it the memo starts afresh
 (hostile input cannot make it grow without bound)."""
 
+_AXB = re.compile(INSTRUCTION)
+_THREAD = re.compile(THREAD)
 _CANONICAL_NAME = re.compile(r"l(0|[1-9][0-9]*)")
 
 _SKIP, _INSTR, _THREAD_LINE, _HEADER = range(4)
@@ -82,10 +86,11 @@ class BulkReader:
         header: list[str] = []
         blocks: list[list[int]] = []
         current: list[int] | None = None
+        comment = COMMENT_MARK
         for line in text.split("\n"):
             kind = lines.get(line)
             if kind is None:
-                if line[:1] == "#":
+                if line[:1] == comment:
                     continue
                 kind = self._learn(line)
             tag = kind[0]
@@ -123,8 +128,8 @@ class BulkReader:
     def _learn(self, line: str) -> tuple:
         """What a line is: remembered unless it is a header or a comment (those
         differ from file to file)."""
-        item = line.strip(" \t")
-        if item and item[0] == "#":
+        item = line.strip(BLANKS)
+        if item and item[0] == COMMENT_MARK:
             return (_SKIP,)
         axb = _AXB.fullmatch(item)
         thread = None if axb is not None else _THREAD.fullmatch(item)
@@ -134,7 +139,7 @@ class BulkReader:
             kind: tuple = (_INSTR, len(self._groups))
             self._groups.append(axb.groups())
         elif thread is not None:
-            kind = (_THREAD_LINE, int(thread[1]))
+            kind = (_THREAD_LINE, bounded_int(thread[1]))
         else:
             kind = (_SKIP,)
         self._lines[line] = kind
@@ -170,7 +175,7 @@ def _thread(tid: int, code: list[tuple[str, ...]]) -> _Thread | None:
 def _canonical_number(loc: str) -> int:
     """k for a location named `lk` as the canonical form names them, else -1."""
     found = _CANONICAL_NAME.fullmatch(loc)
-    return -1 if found is None else int(found[1])
+    return -1 if found is None else bounded_int(found[1])
 
 
 def _assemble(threads: list[_Thread], init: tuple[tuple[str, int], ...]) -> Read:

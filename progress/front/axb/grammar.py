@@ -14,8 +14,21 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.lexer import Lexer
 
-from progress.core.program import MAX_VALUE, Span
+from progress.core.program import Span
 from progress.errors import InputError, SourcePosition
+from progress.front.axb.lexicon import (
+    AXB_WORD,
+    COMMENT,
+    END,
+    INSTRUCTION,
+    INT,
+    KEYWORDS,
+    LINE_SPACE,
+    MAX_VALUE,
+    NAME,
+    PUNCTUATION,
+    is_reserved,
+)
 from progress.source import bounded_int, end_position, error_at, shown_number
 
 _TOKEN_NAMES = {
@@ -37,15 +50,12 @@ _TOKEN_NAMES = {
 
 
 _SCAN = re.compile(
-    r"(?P<skip>[ \t\r\f]+|#[^\r\n]*)|(?P<nl>\n)|(?P<word>[A-Za-z_][A-Za-z0-9_]*)"
-    r"|(?P<int>[0-9]+)|(?P<punct>[(),=])"
+    rf"(?P<skip>{LINE_SPACE}+|{COMMENT})|(?P<nl>\n)|(?P<word>{NAME})"
+    rf"|(?P<int>{INT})|(?P<punct>[{re.escape(PUNCTUATION)}])"
 )
-_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-_INSTR = re.compile(
-    rf"[aA][xX][bB][ \t]*\([ \t]*({_NAME})[ \t]*,[ \t]*([0-9]+)[ \t]*,[ \t]*(end|[0-9]+)[ \t]*,"
-    rf"[ \t]*(true|false)[ \t]*,[ \t]*([0-9]+)[ \t]*\)"
-)
-_KEYWORDS = {"end": "END", "true": "BOOL", "false": "BOOL", "test": "TEST", "init": "INIT", "thread": "THREAD"}
+_INSTR = re.compile(INSTRUCTION)
+_KEYWORDS = {word: "BOOL" if word in ("true", "false") else word.upper() for word in KEYWORDS}
+"""Each keyword's terminal in axb.lark (lark names the terminal of a literal "test" TEST)."""
 _PUNCT = {"(": "LPAR", ")": "RPAR", ",": "COMMA", "=": "EQUAL"}
 
 
@@ -73,10 +83,10 @@ class _AxbLexer(Lexer):
                 raise _BadCharacter(line, pos - line_start + 1)
             kind, value = found.lastgroup, found.group()
             if kind == "word":
-                kind = "AXB" if value.lower() == "axb" else _KEYWORDS.get(value, "NAME")
+                kind = "AXB" if value.lower() == AXB_WORD else _KEYWORDS.get(value, "NAME")
                 if kind == "AXB":
                     whole = _INSTR.match(text, pos)
-                    if whole is not None and whole.group(1) not in _KEYWORDS:
+                    if whole is not None and not is_reserved(whole["loc"]):
                         yield Token("INSTR", whole.group(), pos, line, pos - line_start + 1)
                         pos = whole.end()
                         continue
@@ -153,12 +163,12 @@ class _ToProgram(Transformer):
                 _number(Token("INT", text, 0, line, column + found.start(group)))
             return value
 
-        where = (line, column + found.start(3))
+        where = (line, column + found.start("target"))
         return (
             Span(line, column),
             loc,
             number(2, cmp),
-            ("END" if target == "end" else "INT", target, where),
+            ("END" if target == END else "INT", target, where),
             xchg == "true",
             number(5, val),
         )

@@ -14,26 +14,18 @@ import re
 from pathlib import Path
 from typing import Any
 
-from progress.core.program import KEYWORDS, MAX_VALUE, Instr, Program, Span
+from progress.core.program import Instr, Program, Span
+from progress.front.axb.lexicon import BLANK, COMMENT, END, INIT, INSTRUCTION, MAX_VALUE, TEST, THREAD, is_reserved
 from progress.source import bounded_int, end_position, error_at, shown_number, source_lines
 
 Item = tuple[Any, ...]
 """A raw item (see `_build`): its words are lark Tokens or `_Word`s, which carry line and column."""
 
-_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _LINE = re.compile(
-    rf"[ \t]*(?:test[ \t]+(?P<test>{_NAME})"
-    rf"|init[ \t]+(?P<init>{_NAME})[ \t]*=[ \t]*(?P<value>[0-9]+)"
-    rf"|thread[ \t]+(?P<thread>[0-9]+)"
-    rf"|(?P<axb>[aA][xX][bB])[ \t]*\([ \t]*(?P<loc>{_NAME})[ \t]*,[ \t]*(?P<cmp>[0-9]+)[ \t]*,"
-    rf"[ \t]*(?P<target>end|[0-9]+)[ \t]*,[ \t]*(?P<xchg>true|false)[ \t]*,[ \t]*(?P<val>[0-9]+)[ \t]*\))?"
-    rf"[ \t]*(?:#[^\r\n]*)?$"
+    rf"{BLANK}*(?:{TEST}|{INIT}|{THREAD}|(?P<axb>){INSTRUCTION})?"
+    rf"{BLANK}*(?:{COMMENT})?$"
 )
-
-
-def _reserved(word: str) -> bool:
-    """Keywords cannot name a test or a location (`axb` in any case)."""
-    return word in KEYWORDS or word.lower() == "axb"
+"""One line holding at most one item; the empty group `axb` marks where an instruction starts."""
 
 
 class _Word(str):
@@ -75,12 +67,12 @@ def _line_items(lines: list[str]) -> list[Item] | None:
         if kind in ("test", "value") and in_threads:
             return None  # headers after a thread: the grammar reports it
         if kind == "test":
-            if _reserved(found["test"]):
+            if is_reserved(found["test"]):
                 return None
             items.append(("test", _Word.at(found["test"], number, found.start("test") + 1)))
         elif kind == "value":
             value = bounded_int(found["value"])
-            if _reserved(found["init"]) or value > MAX_VALUE:
+            if is_reserved(found["init"]) or value > MAX_VALUE:
                 return None
             items.append(("init", _Word.at(found["init"], number, found.start("init") + 1), value))
         elif kind == "thread":
@@ -95,7 +87,7 @@ def _line_items(lines: list[str]) -> list[Item] | None:
 
 def _instr_item(found: re.Match[str], number: int) -> Item | None:
     cmp, val = bounded_int(found["cmp"]), bounded_int(found["val"])
-    if _reserved(found["loc"]) or cmp > MAX_VALUE or val > MAX_VALUE:
+    if is_reserved(found["loc"]) or cmp > MAX_VALUE or val > MAX_VALUE:
         return None
     target = found["target"]
     where = (number, found.start("target") + 1)
@@ -103,7 +95,7 @@ def _instr_item(found: re.Match[str], number: int) -> Item | None:
         Span(number, found.start("axb") + 1),
         found["loc"],
         cmp,
-        ("END" if target == "end" else "INT", target, where),
+        ("END" if target == END else "INT", target, where),
         found["xchg"] == "true",
         val,
     )

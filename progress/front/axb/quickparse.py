@@ -18,21 +18,24 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from progress.core.program import MAX_VALUE, Instr, Program
-
-_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-_AXB = re.compile(
-    rf"[aA][xX][bB][ \t]*\([ \t]*({_NAME})[ \t]*,[ \t]*([0-9]+)[ \t]*,"
-    rf"[ \t]*(end|[0-9]+)[ \t]*,[ \t]*(true|false)[ \t]*,[ \t]*([0-9]+)[ \t]*\)"
+from progress.core.program import Instr, Program
+from progress.front.axb.lexicon import (
+    BLANKS,
+    COMMENT_MARK,
+    END,
+    INIT,
+    INSTRUCTION,
+    MAX_VALUE,
+    TEST,
+    THREAD,
+    is_reserved,
 )
-_THREAD = re.compile(r"thread[ \t]+([0-9]+)")
-_TEST = re.compile(rf"test[ \t]+({_NAME})")
-_INIT = re.compile(rf"init[ \t]+({_NAME})[ \t]*=[ \t]*([0-9]+)")
-_RESERVED = frozenset({"end", "true", "false", "test", "init", "thread"})
+from progress.source import bounded_int
 
-
-def _reserved(word: str) -> bool:
-    return word in _RESERVED or word.lower() == "axb"
+_AXB = re.compile(INSTRUCTION)
+_THREAD = re.compile(THREAD)
+_TEST = re.compile(TEST)
+_INIT = re.compile(INIT)
 
 
 def quick_program(text: str, path: str) -> Program | None:
@@ -55,9 +58,10 @@ def quick_parts(
     threads: list[list[tuple[str, ...]]] = []
     current: list[tuple[str, ...]] | None = None
     axb, thread_line = _AXB.fullmatch, _THREAD.fullmatch
+    blanks, comment = BLANKS, COMMENT_MARK
     for line in text.split("\n"):
-        item = line.strip(" \t")
-        if not item or item[0] == "#":
+        item = line.strip(blanks)
+        if not item or item[0] == comment:
             continue
         found = axb(item)
         if found is not None:
@@ -67,7 +71,7 @@ def quick_parts(
             continue
         found = thread_line(item)
         if found is not None:
-            if int(found[1]) != len(threads):
+            if bounded_int(found[1]) != len(threads):
                 return None
             current = []
             threads.append(current)
@@ -99,15 +103,15 @@ def read_header(items: list[str]) -> tuple[str | None, tuple[tuple[str, int], ..
     for item in items:
         found = _TEST.fullmatch(item)
         if found is not None:
-            if name is not None or _reserved(found[1]):
+            if name is not None or is_reserved(found[1]):
                 return None
             name = found[1]
             continue
         found = _INIT.fullmatch(item)
         if found is None:
             return None
-        loc, value = found[1], int(found[2])
-        if loc in init or _reserved(loc) or value > MAX_VALUE:
+        loc, value = found[1], bounded_int(found[2])
+        if loc in init or is_reserved(loc) or value > MAX_VALUE:
             return None
         init[loc] = value
     return name, tuple(sorted(init.items()))
@@ -122,9 +126,9 @@ def thread_instructions(code: list[tuple[str, ...]]) -> tuple[tuple[str, int, in
         return None
     instructions = []
     for loc, cmp_text, target_text, xchg, val_text in code:
-        cmp, val = int(cmp_text), int(val_text)
-        target = n if target_text == "end" else int(target_text)
-        if target > n or cmp > MAX_VALUE or val > MAX_VALUE or _reserved(loc):
+        cmp, val = bounded_int(cmp_text), bounded_int(val_text)
+        target = n if target_text == END else bounded_int(target_text)
+        if target > n or cmp > MAX_VALUE or val > MAX_VALUE or is_reserved(loc):
             return None
         instructions.append((loc, cmp, target, xchg == "true", val))
     return tuple(instructions)
