@@ -4,6 +4,7 @@ the verdict table, the lasso, the picture. Pure: data in, HTML out."""
 from __future__ import annotations
 
 from progress.core.analyze import NO_FAIRNESS, TestReport
+from progress.core.program import Program
 from progress.errors import InputError
 from progress.report.render import label, lasso_text, phrase
 from progress.web.html import attr, esc, link, page, table
@@ -68,7 +69,9 @@ def view_section(report: TestReport, view: tuple[str, str] | None, svg: str | No
     verdict = next(v for v in report.verdicts if (v.model, v.fairness) == view)
     parts = [f"<h2>{esc(label(verdict))}: {esc(phrase(verdict))}</h2>"]
     if verdict.witness is not None:
-        parts.append(f"<pre class=lasso id=lasso>{esc(lasso_text(verdict.witness, report.program, ''))}</pre>")
+        program = report.program
+        assert isinstance(program, Program)  # the playground checks .axb text only
+        parts.append(f"<pre class=lasso id=lasso>{esc(lasso_text(verdict.witness, program, ''))}</pre>")
     if svg is not None:
         parts.append(
             "<p class=note>States: memory | pcs, the model's memory; steps T&lt;thread&gt;:&lt;instruction&gt; "

@@ -117,6 +117,7 @@ def result_dict(checked: Checked) -> dict[str, Any]:
     assert checked.report is not None
     body = report_dict(checked.report, SOURCE)
     program = checked.report.program
+    assert isinstance(program, Program)  # the playground checks .axb text only
     for entry, verdict in zip(body["results"], checked.report.verdicts):
         entry["verdict"] = phrase(verdict)
         entry["lasso"] = None if verdict.witness is None else lasso_text(verdict.witness, program, "")
