@@ -18,6 +18,7 @@ that opcode's operands.
 
 from __future__ import annotations
 
+import sys
 from array import array
 from collections import deque
 from collections.abc import Iterable
@@ -277,14 +278,17 @@ class _Reader:
         return value & ((1 << width) - 1)
 
     def string(self) -> str:
-        raw = bytearray()
-        while True:
-            word = self.take()
-            for shift in (0, 8, 16, 24):
-                byte = (word >> shift) & 0xFF
-                if byte == 0:
-                    return self.text(bytes(raw))
-                raw.append(byte)
+        """A nul-terminated UTF-8 literal, its octets packed four a word, low octet first."""
+        rest = self.words[self.at :]
+        if sys.byteorder != "little":
+            rest.byteswap()
+        raw = rest.tobytes()
+        end = raw.find(0)
+        if end < 0:
+            self.at = len(self.words)
+            raise _Fault("the operands run past the instruction's word count")
+        self.at += end // 4 + 1
+        return self.text(raw[:end])
 
     @staticmethod
     def text(raw: bytes) -> str:
