@@ -181,12 +181,7 @@ def read_text(path: Path | str) -> str:
     """A file's text as UTF-8 (standard input for `-`), or an InputError saying
     why it cannot be read. Only regular files are read: a FIFO, device or
     socket is refused without blocking on it."""
-    try:
-        data = sys.stdin.buffer.read(MAX_BYTES + 1) if _is_stdin(path) else _read_regular(path)
-    except OSError as error:
-        raise InputError(f"cannot read {path}: {error.strerror or error}") from None
-    if len(data) > MAX_BYTES:
-        raise InputError(f"cannot read {path}: larger than {MAX_BYTES // (1024 * 1024)} MiB")
+    data = read_bytes(path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
