@@ -188,16 +188,20 @@ class WgpuBackend:
         `compile_seconds`, not in the first test's time."""
         if not pipelines:
             return
+        self._dispatch_empty(pipelines, PARAMS.pack(0, 1, 0, 1, 1, 0), {2: 12})
+
+    def _dispatch_empty(self, pipelines: list, params_data: bytes, sizes: dict[int, int]) -> None:
+        """Dispatch each pipeline once over one workgroup that has nothing to
+        run, with `params_data` as the uniform and storage bindings 0, 1, 2, 4
+        of 4 bytes (or `sizes[binding]`); wait for the device."""
         usage = self.wgpu.BufferUsage
         storage = self.device.create_buffer(size=self.stride, usage=usage.STORAGE | usage.COPY_SRC)
-        params = self.device.create_buffer_with_data(data=PARAMS.pack(0, 1, 0, 1, 1, 0), usage=usage.UNIFORM)
+        params = self.device.create_buffer_with_data(data=params_data, usage=usage.UNIFORM)
+        entries = [
+            {"binding": b, "resource": {"buffer": storage, "offset": 0, "size": sizes.get(b, 4)}} for b in (0, 1, 2, 4)
+        ]
         group = self.device.create_bind_group(
-            layout=self.layout[1],
-            entries=[
-                {"binding": b, "resource": {"buffer": storage, "offset": 0, "size": 12 if b == 2 else 4}}
-                for b in (0, 1, 2, 4)
-            ]
-            + [{"binding": 3, "resource": {"buffer": params}}],
+            layout=self.layout[1], entries=[*entries, {"binding": 3, "resource": {"buffer": params}}]
         )
         encoder = self.device.create_command_encoder()
         for pipeline in pipelines:

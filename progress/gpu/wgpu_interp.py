@@ -45,22 +45,7 @@ class WgpuInterp(WgpuBackend):
 
     def _warm_up(self, pipelines: list) -> None:
         """Dispatch the interpreter once with no workgroup to run (lavapipe compiles at the first dispatch)."""
-        usage = self.wgpu.BufferUsage
-        storage = self.device.create_buffer(size=self.stride, usage=usage.STORAGE | usage.COPY_SRC)
-        params = self.device.create_buffer_with_data(data=PARAMS.pack(*([1] * 5), 0, *([1] * 10)), usage=usage.UNIFORM)
-        entries = [{"binding": b, "resource": {"buffer": storage, "offset": 0, "size": 4}} for b in (0, 1, 2, 4)]
-        group = self.device.create_bind_group(
-            layout=self.layout[1], entries=[*entries, {"binding": 3, "resource": {"buffer": params}}]
-        )
-        encoder = self.device.create_command_encoder()
-        for pipeline in pipelines:
-            compute = encoder.begin_compute_pass()
-            compute.set_pipeline(pipeline)
-            compute.set_bind_group(0, group)
-            compute.dispatch_workgroups(1, 1, 1)
-            compute.end()
-        self.device.queue.submit([encoder.finish()])
-        self._wait(storage, self.guard_margin_s + 10.0)
+        self._dispatch_empty(pipelines, PARAMS.pack(*([1] * 5), 0, *([1] * 10)), {})
 
     def load(self, pack: Pack, buffers: Buffers) -> dict:
         """The pack's buffers on the device (BackendUnavailable past its limits)."""
