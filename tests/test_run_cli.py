@@ -205,6 +205,33 @@ def test_resume_refuses_a_csv_written_for_other_inputs_or_options(tmp_path, caps
 
 
 @needs_cc
+def test_only_runs_the_listed_tests_and_refuses_a_key_that_names_none(tmp_path, capsys):
+    suite = _suite(tmp_path / "s")
+    out = tmp_path / "r.csv"
+    listed = tmp_path / "failed.txt"
+    listed.write_text("# the failures of an earlier run\n\n3t3i/0.axb  # pc_decreasing\n")
+    assert _main("run", suite, *FAST, "--only", listed, "-o", out) == 0
+    assert _rows(out) == ["test,plain,rr,chunked", "3t3i/0.axb,P,P,P"]
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["tests"] == 1 and meta["only"] == str(listed)
+    first = out.read_bytes()
+    capsys.readouterr()
+    # another selection is another run: --resume refuses it, and the CSV is untouched
+    listed.write_text("2t2i/0.axb\n3t3i/0.axb\n")
+    assert _main("run", suite, *FAST, "--only", listed, "-o", out, "--resume") == 2
+    assert "holds another run" in capsys.readouterr().err and out.read_bytes() == first
+    # a key that names no test: exit 2 at its line, nothing written
+    listed.write_text("2t2i/0.axb\n2t2i/nope.axb\n")
+    assert _main("run", suite, *FAST, "--only", listed, "-o", tmp_path / "x.csv") == 2
+    err = capsys.readouterr().err
+    assert f"{listed}:2:1" in err and "no test has the key '2t2i/nope.axb'" in err
+    assert not (tmp_path / "x.csv").exists()
+    listed.write_text("# nothing\n")
+    assert _main("run", suite, *FAST, "--only", listed, "-o", tmp_path / "x.csv") == 2
+    assert "names no test" in capsys.readouterr().err
+
+
+@needs_cc
 def test_resume_without_the_runs_metadata_is_refused(tmp_path, capsys):
     out = tmp_path / "r.csv"
     out.write_text("test,plain,rr,chunked\npc_decreasing.axb,P,P,P\n")

@@ -27,7 +27,7 @@ from rich.text import Text
 
 from progress.cli.inputs import expand, load, read_text
 from progress.cli.outputs import LineWriter, write_file
-from progress.cli.run_inputs import encoded, keyed_tests
+from progress.cli.run_inputs import encoded, keyed_tests, selected
 from progress.core.program import Program
 from progress.errors import InputError, UsageError, printable
 from progress.gpu import results
@@ -65,6 +65,14 @@ MAX_PACK = 2**31 - 1
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="Run the tests of a keys file (progress synth --save-keys) instead of PATHS, keyed as its export names them.",
+)
+@click.option(
+    "--only",
+    "only_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Run only the tests whose keys this file lists, one per line (e.g. the failures of an earlier run, "
+    "to rerun them).",
 )
 @click.option(
     "--codegen",
@@ -154,6 +162,7 @@ MAX_PACK = 2**31 - 1
 def run(
     paths,
     keys_path,
+    only_path,
     codegen,
     stop_early,
     pack_text,
@@ -188,6 +197,8 @@ def run(
         raise UsageError("--adapter applies to --backend wgpu only")
     pack = _pack_option(pack_text, codegen)
     tests, inputs, files = _tests(list(paths), keys_path)
+    if only_path is not None:
+        tests, inputs = selected(tests, inputs, only_path)
     engine = _backend(backend, adapter, settings, codegen)
     limit = _pack_limit(engine, pack) if codegen == "interp" else 0
     try:
@@ -203,6 +214,8 @@ def run(
     _compile(engine, [program for _, program in todo])
     meta = results.metadata(engine.metadata(), settings, len(tests), list(paths) or [str(keys_path)])
     meta.update(inputs=inputs, **run_options)
+    if only_path is not None:
+        meta["only"] = str(only_path)
     if codegen == "interp":
         meta["pack_workgroups"] = limit
         meta["packing"] = (

@@ -42,6 +42,32 @@ def _digest(path: Path) -> str:
     return digest.hexdigest()[:32]
 
 
+def selected(tests: list[tuple[str, Program]], inputs: str, only: Path) -> tuple[list[tuple[str, Program]], str]:
+    """The tests whose keys the list file `only` names (one key per line; blank
+    lines and `#` comments skipped), in the inputs' order, and a digest of the
+    inputs and the selection (so --resume tells another selection apart). A key
+    that names no test, or a list naming none, is an InputError at its line."""
+    text = read_text(only)
+    known = {key for key, _ in tests}
+    wanted: set[str] = set()
+    for number, line in enumerate(source_lines(text), start=1):
+        key = line.split("#", 1)[0].strip()
+        if not key:
+            continue
+        if key not in known:
+            raise InputError(
+                f"--only: no test has the key {key!r} (keys as the results CSV names them)",
+                SourcePosition(str(only), number, 1, line),
+            )
+        wanted.add(key)
+    if not wanted:
+        raise UsageError(f"--only {only}: the list names no test")
+    digest = hashlib.sha256(inputs.encode())
+    for key in sorted(wanted):
+        digest.update(f"\0{key}".encode())
+    return [(key, program) for key, program in tests if key in wanted], f"{inputs}+only:{digest.hexdigest()[:32]}"
+
+
 def encoded(tests: list[tuple[str, Program]], files: dict[str, Path]) -> Iterator[Encoded]:
     """Each test encoded for the interpreter; the first it cannot hold is an
     InputError at the instruction's source position (file:line:col) where
