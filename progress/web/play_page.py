@@ -43,7 +43,9 @@ def parse_view(text: str | None) -> tuple[str, str] | None:
 
 
 def error_box(error: InputError, text: str) -> str:
-    """The error message at line:col, then the source with that line marked and a caret."""
+    """The error message at line:col, then the source with that line marked
+    and a caret (under the statement's first character when the column is 1
+    of an indented line: a SPIR-V instruction's source line has no column)."""
     position = error.position
     where = f"{position}: " if position is not None else ""
     out = [f"<div class=error id=error>{esc(where)}error: {esc(error.message)}</div>"]
@@ -53,7 +55,8 @@ def error_box(error: InputError, text: str) -> str:
             mark = " class=bad" if number == position.line else ""
             rows.append(f"<span{mark}>{number:>4}  {esc(line)}</span>")
             if number == position.line:
-                rows.append(f"<span class=caret>{' ' * (position.column + 5)}^</span>")
+                column = max(position.column, len(line) - len(line.lstrip()) + 1)
+                rows.append(f"<span class=caret>{' ' * (column + 5)}^</span>")
         out.append("<pre class=listing>" + "\n".join(rows) + "</pre>")
     return "".join(out)
 
@@ -112,8 +115,8 @@ def _form(text: str, language: str, fields: LaunchFields) -> str:
         "<form method=get action=/playground id=play>"
         f"<p><label>Language <select name=lang id=lang>{options}</select></label></p>"
         f"<textarea name=test id=test spellcheck=false wrap=off>{esc(text)}</textarea>"
-        f"<fieldset id=launch{hidden}><legend>Kernel launch: these override the header's "
-        "<code>// progress:</code> options one by one, as the command line does (empty: the header's)</legend>"
+        f"<fieldset id=launch{hidden}><legend>Launch: each field given overrides the header's "
+        "<code>// progress:</code> option, as on the command line</legend>"
         f"{launch}</fieldset>"
         "<p><button type=submit id=check>Check</button> "
         "<span class=muted>The test lives in this page's address: copy it to share the test.</span></p></form>"
