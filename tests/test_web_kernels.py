@@ -214,8 +214,9 @@ def test_the_kernel_and_its_language_live_in_the_url(client):
     assert '<option value="glsl" selected>' in page and 'value="3"' in page
     draws = [html.unescape(href) for href in re.findall(r'<a href="(/playground\?[^"]*)">draw</a>', page)]
     assert len(draws) == 10  # every verdict but the one drawn
-    again = parse_qs(urlparse(draws[0]).query)
-    assert {key: again[key] for key in params} == {key: [value] for key, value in params.items()}
+    for href in draws:
+        again = parse_qs(urlparse(href).query)
+        assert {key: again[key] for key in params} == {key: [value] for key, value in params.items()}
     followed = client.get(draws[0]).text
     assert "launched with 3 workgroups of 1 invocation" in followed
     assert followed.count("<tr>") == page.count("<tr>")  # the same verdicts, another one drawn
