@@ -230,3 +230,23 @@ def test_an_empty_playground_offers_the_examples(client):
         assert f'href="/playground?example={example.name}"' in page
     axb = client.get("/playground").text
     assert "<fieldset id=launch hidden disabled>" in axb and "test mutex" in axb
+
+
+@pytest.mark.parametrize(
+    "directive, where",
+    [
+        ('#include "../../etc/hostname"', (3, 2)),  # glslang would resolve it from its working folder
+        ('# /* hidden */ include "../../etc/hostname"', (3, 16)),
+        ('#inc\\\nlude "../../etc/hostname"', None),  # a line continuation joins it
+        ('#include\u00e9"../../etc/hostname"', (3, 2)),
+    ],
+)
+def test_a_kernel_that_would_read_another_file_is_refused_before_compiling(client, directive, where):
+    text = (
+        f"#version 450\n#extension GL_GOOGLE_include_directive : require\n{directive}\n"
+        + TAS.split("#version 450\n")[1]
+    )
+    for lang in ("glsl", "hlsl"):
+        body = check(client, text, lang).json()
+        assert body["ok"] is False and "#include is not read here" in body["error"], body
+        assert (body["line"], body["column"]) == (where or (None, None))

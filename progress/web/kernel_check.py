@@ -8,10 +8,18 @@ decoder, source lines, spirv-val, the subset; `launch_system`): the header's
 command line. Every problem is an InputError, at its line and column when
 the kernel's text has one; the external tools run at most
 `Limits.tool_timeout_s` each.
+
+A playground kernel is one self-contained text: a GLSL or HLSL source that
+could name another file (`#include`, which glslang resolves relative to its
+working folder, `../` included, and would embed and quote) is refused
+before the compiler runs. The word `include` is refused wherever it stands,
+also once line continuations are joined and however comments are placed,
+so that no spelling of the directive reaches glslang.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -19,6 +27,7 @@ from progress.errors import InputError, UsageError
 from progress.front.header import LaunchSettings, parse_buffer, parse_init, parse_workgroups
 from progress.front.spirv.kernel import KernelSystem
 from progress.front.spirv.load import launch_system, load_kernel
+from progress.source import error_at, source_lines
 from progress.web.limits import Limits
 
 SOURCES = {"glsl": "kernel.comp", "hlsl": "kernel.hlsl", "spvasm": "kernel.spvasm"}
@@ -71,11 +80,31 @@ def load_system(text: str, language: str, fields: LaunchFields, limits: Limits) 
     """The kernel in `text` launched by its header and `fields` (see the
     module's contract), and the settings it is launched with."""
     given = fields.settings()
+    if language in ("glsl", "hlsl"):
+        refuse_includes(text, SOURCES[language])
     data = text.encode("utf-8")
     if not data.strip():
         raise InputError("the kernel is empty: write a compute shader (or pick an example)")
     loaded = load_kernel(data, SOURCES[language], language, given, timeout_s=limits.tool_timeout_s)
     return launch_system(loaded, TEST_NAME, SOURCES[language]), loaded.settings
+
+
+_INCLUDE = re.compile(r"\binclude\b", re.ASCII)
+_SPLICES = (re.compile(r"\\\r?\n"), re.compile(r"\\\s*"))
+"""A line continuation as the preprocessor joins it; and any backslash with the blanks after it."""
+NO_INCLUDE = "#include is not read here: a playground kernel is one self-contained file (`include` is refused anywhere)"
+
+
+def refuse_includes(text: str, name: str) -> None:
+    """An InputError at the first word `include` of `text` (or of it with its
+    line continuations joined), so that the compiler never opens a file."""
+    found = _INCLUDE.search(text)
+    if found is not None:
+        line = text.count("\n", 0, found.start()) + 1
+        column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+        raise error_at(NO_INCLUDE, line, column, source_lines(text), name)
+    if any(_INCLUDE.search(splice.sub("", text)) for splice in _SPLICES):
+        raise InputError(f"{name}: {NO_INCLUDE}, also when line continuations join it")
 
 
 def launch_text(system: KernelSystem, settings: LaunchSettings) -> str:
