@@ -166,6 +166,19 @@ def test_the_compiler_is_bounded_in_time(tmp_path, monkeypatch):
     assert body["ok"] is False and body["error"] == "glslangValidator did not finish within 0.5 s"
 
 
+def test_the_compiler_is_bounded_in_memory(tmp_path):
+    doubling = "".join(f"#define A{i} A{i - 1} A{i - 1}\n" for i in range(1, 25))
+    text = TAS.replace("#version 450\n", "#version 450\n#define A0 + 1u\n" + doubling)
+    text = text.replace("counter = counter + 1u;", "counter = 0u A24;")  # 16 million terms
+    start = time.perf_counter()
+    body = check(client_of(tmp_path, tool_memory_bytes=128 << 20), text).json()
+    assert time.perf_counter() - start < 10  # stopped by the memory limit, not the 10 s time-out
+    assert body["ok"] is False
+    assert re.fullmatch(
+        r"glslangValidator was stopped by signal \d+: it may use at most 128 MiB of memory here", body["error"]
+    )
+
+
 def test_launch_fields_override_the_header(client):
     alone = check(client, TAS, workgroups="1").json()
     assert alone["launch"] == "1 workgroup of 1 invocation"

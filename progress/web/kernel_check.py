@@ -7,7 +7,7 @@ decoder, source lines, spirv-val, the subset; `launch_system`): the header's
 `// progress:` options, overridden field by field by the form's, as by the
 command line. Every problem is an InputError, at its line and column when
 the kernel's text has one; the external tools run at most
-`Limits.tool_timeout_s` each.
+`Limits.tool_timeout_s` and `Limits.tool_memory_bytes` each.
 
 A playground kernel is one self-contained text: a GLSL or HLSL source that
 could name another file (`#include`, which glslang resolves relative to its
@@ -27,6 +27,7 @@ from progress.errors import InputError, UsageError
 from progress.front.header import LaunchSettings, parse_buffer, parse_init, parse_workgroups
 from progress.front.spirv.kernel import KernelSystem
 from progress.front.spirv.load import launch_system, load_kernel
+from progress.front.spirv.toolchain import ToolLimits
 from progress.source import error_at, source_lines
 from progress.web.limits import Limits
 
@@ -85,7 +86,8 @@ def load_system(text: str, language: str, fields: LaunchFields, limits: Limits) 
     data = text.encode("utf-8")
     if not data.strip():
         raise InputError("the kernel is empty: write a compute shader (or pick an example)")
-    loaded = load_kernel(data, SOURCES[language], language, given, timeout_s=limits.tool_timeout_s)
+    tools = ToolLimits(limits.tool_timeout_s, limits.tool_memory_bytes)
+    loaded = load_kernel(data, SOURCES[language], language, given, limits=tools)
     return launch_system(loaded, TEST_NAME, SOURCES[language]), loaded.settings
 
 

@@ -32,6 +32,10 @@ class Limits:
     tool_timeout_s: float = 10.0
     """Seconds each SPIR-V tool (glslangValidator, spirv-as, spirv-val) may
     run on a playground kernel before the check is refused."""
+    tool_memory_bytes: int = 512 << 20
+    """The address space each of those tools may use (the corpus's kernels
+    compile and validate within 64 MiB; a macro that doubles itself 22
+    times takes glslang past a gigabyte in 10 s)."""
     concurrent_checks: int = 2
     """Checks running at once; more wait their turn."""
     submissions_per_minute: int = 6

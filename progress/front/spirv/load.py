@@ -29,7 +29,8 @@ from progress.front.spirv.kernel import KernelSystem, Launch
 from progress.front.spirv.lines import attach_lines, embedded_sources
 from progress.front.spirv.subset import check_subset
 from progress.front.spirv.toolchain import (
-    TOOL_TIMEOUT_S,
+    DEFAULT_LIMITS,
+    ToolLimits,
     assemble,
     compile_shader,
     optimize,
@@ -65,25 +66,25 @@ def load_kernel(
     kind: str,
     given: LaunchSettings | None = None,
     optimized: bool = False,
-    timeout_s: float = TOOL_TIMEOUT_S,
+    limits: ToolLimits = DEFAULT_LIMITS,
 ) -> LoadedKernel:
     """The kernel in `data`, shown as `name` (see the module's contract);
-    each external tool may run `timeout_s` seconds."""
+    each external tool runs within `limits`."""
     if kind not in ("glsl", "hlsl", "spvasm", "spv"):
         raise InputError(f"{name}: unknown kernel kind {kind!r}")
     if not data.strip():
         raise InputError(f"{name}: the file is empty")
     given = given or LaunchSettings()
     if kind == "spv":
-        return _finish(data, name, "", LaunchSettings(), given, optimized, None, timeout_s)
+        return _finish(data, name, "", LaunchSettings(), given, optimized, None, limits)
     text = _text(data, name)
     header = launch_settings(text, name, kind)
     entry = header.overridden_by(given).entry
     if kind == "spvasm":
-        binary = assemble(data, name, timeout_s)
+        binary = assemble(data, name, limits)
     else:
-        binary = compile_shader(data, kind, name, entry if kind == "hlsl" else None, timeout_s)
-    return _finish(binary, name, text, header, given, optimized, kind, timeout_s)
+        binary = compile_shader(data, kind, name, entry if kind == "hlsl" else None, limits)
+    return _finish(binary, name, text, header, given, optimized, kind, limits)
 
 
 def _finish(
@@ -94,10 +95,10 @@ def _finish(
     given: LaunchSettings,
     optimized: bool,
     kind: str | None,
-    timeout_s: float,
+    limits: ToolLimits,
 ) -> LoadedKernel:
     if optimized:
-        binary = optimize(binary, name, timeout_s)
+        binary = optimize(binary, name, limits)
     module = decode(binary, name)
     if kind in COMPILED_NAME:
         module = attach_lines(module, {COMPILED_NAME[kind]: name}, {COMPILED_NAME[kind]: text})
@@ -106,7 +107,7 @@ def _finish(
     else:
         module = attach_lines(module)
         text, header = _embedded_header(module, name)
-    _validate(module, binary, name, timeout_s)
+    _validate(module, binary, name, limits)
     settings = header.overridden_by(given)
     entry = check_subset(module, name, settings.entry)
     return LoadedKernel(module, settings, text, binary, entry)
@@ -145,8 +146,8 @@ def _embedded_header(module: Module, name: str) -> tuple[str, LaunchSettings]:
     return text, launch_settings(text, f"{name} (embedded {file_name})", "glsl")
 
 
-def _validate(module: Module, binary: bytes, name: str, timeout_s: float) -> None:
-    complaint = validation_errors(binary, timeout_s)
+def _validate(module: Module, binary: bytes, name: str, limits: ToolLimits) -> None:
+    complaint = validation_errors(binary, limits)
     if not complaint:
         return
     first = complaint.splitlines()[0].removeprefix("error: ")
