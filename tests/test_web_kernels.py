@@ -141,6 +141,13 @@ def test_a_kernel_past_the_state_bound_is_inconclusive(tmp_path):
     assert "Inconclusive" in page and "nothing to draw" in page
 
 
+def test_a_kernel_past_the_time_bound_is_inconclusive(tmp_path):
+    hasty = client_of(tmp_path, time_limit_s=1e-6)  # the clock is read every 256 states; this kernel has 2,173
+    body = check(hasty, (CORPUS / "occupancy_discovery.comp").read_text()).json()
+    assert body["inconclusive"] is True
+    assert all(r["terminates"] is None and r["inconclusive"] == "stopped at the time limit" for r in body["results"])
+
+
 def test_a_kernel_larger_than_the_picture_bound_says_so(client):
     page = client.get("/playground", params={"example": "occupancy_discovery"}).text
     note = re.search(r"id=picture-note>([^<]*)", page)
