@@ -270,3 +270,12 @@ def test_a_kernel_that_would_read_another_file_is_refused_before_compiling(clien
         body = check(client, text, lang).json()
         assert body["ok"] is False and "#include is not read here" in body["error"], body
         assert (body["line"], body["column"]) == (where or (None, None))
+
+
+def test_names_from_a_kernel_are_escaped(client):
+    text = (CORPUS / "spvasm_spinlock.spvasm").read_text()
+    hostile = text.replace('OpMemberName %Mem 0 "lock"', 'OpMemberName %Mem 0 "<img src=x onerror=alert(1)>"')
+    assert hostile != text
+    page = client.get("/playground", params={"lang": "spvasm", "test": hostile, "view": "HSA/weak"})
+    assert page.status_code == 200 and "<svg" in page.text
+    assert "<img" not in page.text and "&lt;img src=x onerror=alert(1)&gt;" in page.text
