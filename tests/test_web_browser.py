@@ -1,7 +1,8 @@
 """`progress serve` in a real browser: headless Chromium through Playwright,
 WebGPU on SwiftShader (tests/browser.py). A missing browser fails the test.
 
-A playground check with its picture; a 3-test run of the WebGPU runner end
+A playground check with its picture (an .axb test, and a GLSL kernel typed
+in); a 3-test run of the WebGPU runner end
 to end, its result in the database and on the device page; a bad
 submission refused and shown as refused.
 """
@@ -79,6 +80,47 @@ def test_playground_check_draws_the_lasso(served, page):
     page.fill("#test", "thread 0\n  AXB(x, 0, 7, true, 1)\n")
     page.click("#check")
     assert page.inner_text("#error").startswith("test.axb:2:13: error: target 7 is out of range")
+
+
+KERNEL = """\
+// progress: --workgroups 3
+#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer Lock { uint lock; };
+void main() {
+    while (atomicExchange(lock, 1u) != 0u) {
+    }
+    atomicExchange(lock, 0u);
+}
+"""
+
+
+def test_playground_checks_a_typed_glsl_kernel(served, page):
+    url, _ = served
+    page.goto(f"{url}/playground")
+    assert page.locator("#launch").is_hidden()  # AXB: no launch fields
+    page.select_option("#lang", "glsl")
+    assert page.locator("#launch").is_visible()  # play.js shows them for a kernel
+    page.locator("#test").fill("")
+    page.locator("#test").press_sequentially(KERNEL)  # typed, key by key
+    page.fill("#workgroups", "2")  # overrides the header's 3
+    page.click("#check")
+    page.wait_for_selector("#picture svg")
+    assert page.locator("table.verdicts tbody tr").count() == 11
+    assert "launched with 2 workgroups of 1 invocation" in page.inner_text("#result")
+    lasso = page.inner_text("#lasso")
+    assert "kernel.comp:6" in lasso and "while (atomicExchange(lock, 1u) != 0u) {" in lasso
+    assert "back to step" in lasso
+    assert page.locator("#picture svg g.node").count() >= 4
+    assert "lang=glsl" in page.url and "workgroups=2" in page.url  # the kernel lives in the URL
+    shared = page.url
+    page.goto(f"{url}/playground")
+    page.goto(shared)
+    assert page.input_value("#test") == KERNEL
+    assert page.input_value("#lang") == "glsl" and page.input_value("#workgroups") == "2"
+    page.fill("#test", KERNEL.replace("lock, 0u", "lock, 0.5"))
+    page.click("#check")
+    assert page.inner_text("#error").startswith("kernel.comp:8:")
 
 
 def stored_runs(db):

@@ -11,7 +11,6 @@ invocation has returned) is said.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -28,8 +27,8 @@ from progress.front.header import (
     parse_init,
     parse_workgroups,
 )
-from progress.front.spirv.kernel import KernelSystem, Launch
-from progress.front.spirv.load import LoadedKernel, kind_of, load_kernel
+from progress.front.spirv.kernel import KernelSystem
+from progress.front.spirv.load import LoadedKernel, kind_of, launch_system, load_kernel
 from progress.report.render import label, phrase
 
 OPTIMIZED = " (spirv-opt -O)"
@@ -90,21 +89,15 @@ def _expectations(loaded: LoadedKernel, name: str, kind: str, known: dict) -> di
 
 
 def _checked(loaded: LoadedKernel, test: str, path: str, queries, options) -> Checked:
-    system = _system(loaded, test, path)
+    system = launch_system(loaded, test, path)
     return Checked(check_system(system, queries, **options), system)
-
-
-def _system(loaded: LoadedKernel, test: str, path: str) -> KernelSystem:
-    settings = loaded.settings
-    launch = Launch(settings.workgroups or 1, dict(settings.buffers), settings.init, loaded.entry.name)
-    return KernelSystem(loaded.module, launch, test, path, _digest(loaded.binary, launch))
 
 
 def kernel_system(path: Path | str, given: LaunchSettings) -> KernelSystem:
     """The kernel in `path` as a System, launched by its header and `given` (`progress show`)."""
     name = display(path)
     loaded = load_kernel(read_bytes(path), name, kind_of(path) or "spv", given)
-    return _system(loaded, Path(name).stem, name)
+    return launch_system(loaded, Path(name).stem, name)
 
 
 def given_settings(workgroups, buffers, inits, entry, optimize) -> LaunchSettings:
@@ -122,13 +115,6 @@ def given_settings(workgroups, buffers, inits, entry, optimize) -> LaunchSetting
         entry=None if entry is None else parse_entry(entry),
         optimize=optimize,
     )
-
-
-def _digest(binary: bytes, launch: Launch) -> str:
-    """16 hex digits of the SPIR-V binary and the launch: the kernel test's hash."""
-    hasher = hashlib.sha256(binary)
-    hasher.update(repr((launch.workgroups, sorted(launch.buffers.items()), launch.init, launch.entry)).encode())
-    return hasher.hexdigest()[:16]
 
 
 def _differences(

@@ -4,8 +4,10 @@ request bodies within their limits, status codes. The work is `Site`'s.
 Routes (no request names a file; suites are fixed at start):
 
     GET  /                          the suites
-    GET  /playground?test=..&view=  check a test (the test lives in the URL)
-    POST /api/check                 the same as JSON (body: the .axb text)
+    GET  /playground?lang=..&test=..&view=..&workgroups=..&buffer=..&init=..
+                                    check a test or kernel (it lives in the URL)
+    GET  /playground?example=NAME   an example checked
+    POST /api/check?lang=..&view=..&workgroups=..   the same as JSON (body: the text)
     GET  /suite/{suite}?vector=..&edge=..   verdict matrix, Table 4, filters
     GET  /suite/{suite}/test/{key}?view=..  one test: text, verdicts, picture, GPU results
     GET  /suite/{suite}/run         the WebGPU runner
@@ -31,6 +33,7 @@ from starlette.staticfiles import StaticFiles
 
 from progress.gpu.database import DatabaseError
 from progress.web import device_pages, play_page, suite_pages
+from progress.web.kernel_check import LaunchFields
 from progress.web.playground import result_dict
 from progress.web.site import Site
 from progress.web.submit import Refused
@@ -79,14 +82,30 @@ def create_app(site: Site) -> Starlette:
     def index(request: Request) -> Response:
         return html(site.index())
 
+    def fields_of(request: Request) -> LaunchFields | None:
+        """The launch fields, or None when they are larger than a test may be."""
+        params = request.query_params
+        fields = LaunchFields(params.get("workgroups", ""), params.get("buffer", ""), params.get("init", ""))
+        size = sum(len(value.encode()) for value in (fields.workgroups, fields.buffer, fields.init))
+        return fields if size <= site.limits.max_test_bytes else None
+
     def playground(request: Request) -> Response:
-        text = request.query_params.get("test")
-        if text is not None and len(text.encode()) > site.limits.max_test_bytes:
+        params = request.query_params
+        name = params.get("example")
+        if name is not None:
+            found = site.example(name, params.get("view"))
+            return html(found) if found is not None else html(device_pages.not_found("no such example"), 404)
+        text = params.get("test")
+        fields = fields_of(request)
+        if fields is None or text is not None and len(text.encode()) > site.limits.max_test_bytes:
             return html(device_pages.not_found(f"the test is larger than {site.limits.max_test_bytes} bytes"), 413)
-        return html(site.playground(text, request.query_params.get("view")))
+        return html(site.playground(text, params.get("view"), params.get("lang", "axb"), fields))
 
     async def check(request: Request) -> Response:
+        fields = fields_of(request)
         try:
+            if fields is None:
+                raise TooLarge()
             body = await body_of(request, site.limits.max_test_bytes)
         except TooLarge:
             return answer({"ok": False, "error": f"the test is larger than {site.limits.max_test_bytes} bytes"}, 413)
@@ -95,7 +114,8 @@ def create_app(site: Site) -> Starlette:
         except UnicodeDecodeError:
             return answer({"ok": False, "error": "the test is not UTF-8 text"}, 400)
         view = play_page.parse_view(request.query_params.get("view"))
-        checked = await run_in_threadpool(site.check, text, view)
+        language = request.query_params.get("lang", "axb")
+        checked = await run_in_threadpool(site.check, text, view, language, fields)
         return answer(result_dict(checked), 200 if checked.error is None else 400)
 
     def suite(request: Request) -> Response:

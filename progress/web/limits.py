@@ -15,7 +15,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Limits:
     max_test_bytes: int = 16_384
-    """The largest .axb text the playground checks (also bounds the URL)."""
+    """The largest test (.axb text or kernel source) the playground checks (also bounds the URL)."""
     max_body_bytes: int = 4 * 1024 * 1024
     """The largest request body: a submission of a whole large suite fits."""
     max_states: int = 200_000
@@ -29,6 +29,13 @@ class Limits:
     draw_states: int = 400
     """The largest LTS the playground draws (Graphviz's layout is superlinear)."""
     draw_timeout_s: float = 10.0
+    tool_timeout_s: float = 10.0
+    """Seconds each SPIR-V tool (glslangValidator, spirv-as, spirv-val) may
+    run on a playground kernel before the check is refused."""
+    tool_memory_bytes: int = 512 << 20
+    """The address space each of those tools may use (the corpus's kernels
+    compile and validate within 64 MiB; a macro that doubles itself 22
+    times takes glslang past a gigabyte in 10 s)."""
     concurrent_checks: int = 2
     """Checks running at once; more wait their turn."""
     submissions_per_minute: int = 6

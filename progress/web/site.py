@@ -18,8 +18,10 @@ from progress.gpu.devices import RunResults, device_row
 from progress.gpu.wgpu_backend import CALIBRATION
 from progress.models.base import ProgressModel
 from progress.web import device_pages, play_page, suite_pages
+from progress.web.examples import default_text, example, examples
+from progress.web.kernel_check import LaunchFields
 from progress.web.limits import Limits, RateLimiter, state_bound
-from progress.web.playground import Checked, check_text, default_view, draw
+from progress.web.playground import LANGUAGES, Checked, check_text, default_view, draw
 from progress.web.submit import parse_submission, to_run
 from progress.web.suites import Suite, SuiteTest
 from progress.web.svg import DrawError, dot_to_svg
@@ -40,10 +42,13 @@ class Site:
 
     # -- checking ------------------------------------------------------------
 
-    def check(self, text: str, view: tuple[str, str] | None) -> Checked:
-        """The playground's check, at most `concurrent_checks` at once."""
+    def check(
+        self, text: str, view: tuple[str, str] | None, language: str = "axb", fields: LaunchFields | None = None
+    ) -> Checked:
+        """The playground's check (a kernel's compilation included), at most
+        `concurrent_checks` at once."""
         with self.checks:
-            return check_text(text, self.models, self.limits, view)
+            return check_text(text, self.models, self.limits, view, language, fields)
 
     def svg(self, dot: str | None, note: str | None) -> tuple[str | None, str | None]:
         if dot is None:
@@ -53,12 +58,23 @@ class Site:
         except DrawError as error:
             return None, str(error)
 
-    def playground(self, text: str | None, view_text: str | None) -> str:
+    def playground(
+        self, text: str | None, view_text: str | None, language: str = "axb", fields: LaunchFields | None = None
+    ) -> str:
+        """The playground page: `text` in `language` checked, or without a
+        text that language's first example, unchecked."""
+        offered = examples()
         if text is None:
-            return play_page.playground_page(play_page.EXAMPLE, None, None, None)
-        checked = self.check(text, play_page.parse_view(view_text))
+            shown = default_text(language) if language in LANGUAGES else default_text("axb")
+            return play_page.playground_page(shown, None, None, None, language, fields, offered)
+        checked = self.check(text, play_page.parse_view(view_text), language, fields)
         svg, note = self.svg(checked.dot, checked.note)
-        return play_page.playground_page(text, checked, svg, note)
+        return play_page.playground_page(text, checked, svg, note, language, fields, offered)
+
+    def example(self, name: str, view_text: str | None) -> str | None:
+        """The playground with the example `name` checked; None if there is none."""
+        found = example(name)
+        return None if found is None else self.playground(found.text, view_text, found.language)
 
     # -- suites ----------------------------------------------------------------
 

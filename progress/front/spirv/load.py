@@ -6,6 +6,7 @@ command line's), the SPIR-V binary (compiled, assembled, or as given; after
 `spirv-opt -O` when `optimized`), validated by `spirv-val`, decoded, each
 instruction with its source line, and checked against the supported
 subset. Every problem is an InputError (exit 2) with a position.
+`launch_system` makes it the checker's System under its settings.
 
 Kinds by suffix (`KIND_OF_SUFFIX`): `.comp`/`.glsl` GLSL, `.hlsl` HLSL,
 `.spvasm` SPIR-V assembly, `.spv` a binary. A binary has no header of its
@@ -15,6 +16,7 @@ Source lines of assembly are the assembly's lines (one instruction a line).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,9 +25,12 @@ from progress.front.header import LaunchSettings, launch_settings
 from progress.front.spirv.asmlines import assembly_lines
 from progress.front.spirv.decode import decode
 from progress.front.spirv.ir import EntryPoint, Module
+from progress.front.spirv.kernel import KernelSystem, Launch
 from progress.front.spirv.lines import attach_lines, embedded_sources
 from progress.front.spirv.subset import check_subset
 from progress.front.spirv.toolchain import (
+    DEFAULT_LIMITS,
+    ToolLimits,
     assemble,
     compile_shader,
     optimize,
@@ -56,24 +61,30 @@ def kind_of(path: str | Path) -> str | None:
 
 
 def load_kernel(
-    data: bytes, name: str, kind: str, given: LaunchSettings | None = None, optimized: bool = False
+    data: bytes,
+    name: str,
+    kind: str,
+    given: LaunchSettings | None = None,
+    optimized: bool = False,
+    limits: ToolLimits = DEFAULT_LIMITS,
 ) -> LoadedKernel:
-    """The kernel in `data`, shown as `name` (see the module's contract)."""
+    """The kernel in `data`, shown as `name` (see the module's contract);
+    each external tool runs within `limits`."""
     if kind not in ("glsl", "hlsl", "spvasm", "spv"):
         raise InputError(f"{name}: unknown kernel kind {kind!r}")
     if not data.strip():
         raise InputError(f"{name}: the file is empty")
     given = given or LaunchSettings()
     if kind == "spv":
-        return _finish(data, name, "", LaunchSettings(), given, optimized, None)
+        return _finish(data, name, "", LaunchSettings(), given, optimized, None, limits)
     text = _text(data, name)
     header = launch_settings(text, name, kind)
     entry = header.overridden_by(given).entry
     if kind == "spvasm":
-        binary = assemble(data, name)
+        binary = assemble(data, name, limits)
     else:
-        binary = compile_shader(data, kind, name, entry if kind == "hlsl" else None)
-    return _finish(binary, name, text, header, given, optimized, kind)
+        binary = compile_shader(data, kind, name, entry if kind == "hlsl" else None, limits)
+    return _finish(binary, name, text, header, given, optimized, kind, limits)
 
 
 def _finish(
@@ -84,9 +95,10 @@ def _finish(
     given: LaunchSettings,
     optimized: bool,
     kind: str | None,
+    limits: ToolLimits,
 ) -> LoadedKernel:
     if optimized:
-        binary = optimize(binary, name)
+        binary = optimize(binary, name, limits)
     module = decode(binary, name)
     if kind in COMPILED_NAME:
         module = attach_lines(module, {COMPILED_NAME[kind]: name}, {COMPILED_NAME[kind]: text})
@@ -95,10 +107,25 @@ def _finish(
     else:
         module = attach_lines(module)
         text, header = _embedded_header(module, name)
-    _validate(module, binary, name)
+    _validate(module, binary, name, limits)
     settings = header.overridden_by(given)
     entry = check_subset(module, name, settings.entry)
     return LoadedKernel(module, settings, text, binary, entry)
+
+
+def launch_system(loaded: LoadedKernel, test: str, path: str) -> KernelSystem:
+    """The loaded kernel launched by its settings, as the checker's System;
+    `test` names it in reports, `path` in errors."""
+    settings = loaded.settings
+    launch = Launch(settings.workgroups or 1, dict(settings.buffers), settings.init, loaded.entry.name)
+    return KernelSystem(loaded.module, launch, test, path, _digest(loaded.binary, launch))
+
+
+def _digest(binary: bytes, launch: Launch) -> str:
+    """16 hex digits of the SPIR-V binary and the launch: the kernel test's hash."""
+    hasher = hashlib.sha256(binary)
+    hasher.update(repr((launch.workgroups, sorted(launch.buffers.items()), launch.init, launch.entry)).encode())
+    return hasher.hexdigest()[:16]
 
 
 def _text(data: bytes, name: str) -> str:
@@ -119,8 +146,8 @@ def _embedded_header(module: Module, name: str) -> tuple[str, LaunchSettings]:
     return text, launch_settings(text, f"{name} (embedded {file_name})", "glsl")
 
 
-def _validate(module: Module, binary: bytes, name: str) -> None:
-    complaint = validation_errors(binary)
+def _validate(module: Module, binary: bytes, name: str, limits: ToolLimits) -> None:
+    complaint = validation_errors(binary, limits)
     if not complaint:
         return
     first = complaint.splitlines()[0].removeprefix("error: ")

@@ -8,7 +8,9 @@
 - A missing tool is an InputError (exit 2) naming its Debian package. A
   source the tool rejects is an InputError at `file:line:col` (glslang's
   `ERROR: file:LINE: ...`, spirv-as's `error: LINE: COL: ...`), the source
-  line shown. A tool that runs past `TOOL_TIMEOUT_S` is an InputError too.
+  line shown. A tool that runs past its `ToolLimits` (`TOOL_TIMEOUT_S` and
+  no memory limit unless the caller gives others: the playground's are
+  tighter) is an InputError too.
 - Outputs are cached by the hash of (tool versions, flags, input bytes) in
   the per-user private cache (`progress.cache`, `~/.cache/progress/spirv`):
   entries are moved in atomically and checked (owner, mode, SPIR-V magic)
@@ -24,6 +26,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -50,25 +53,41 @@ _AS_ERROR = re.compile(r"^error: (\d+): (\d+): (.*)$", re.MULTILINE)
 _QUOTED = re.compile(r"'([^']+)'")
 
 
-def compile_shader(source: bytes, kind: str, name: str, entry: str | None = None) -> bytes:
+@dataclass(frozen=True)
+class ToolLimits:
+    """What one tool run may take: `timeout_s` seconds, and `memory_bytes`
+    of address space (None: no limit; set through the shell's `ulimit -v`)."""
+
+    timeout_s: float = TOOL_TIMEOUT_S
+    memory_bytes: int | None = None
+
+
+DEFAULT_LIMITS = ToolLimits()
+"""The command line's: 60 s, memory unlimited."""
+
+
+def compile_shader(
+    source: bytes, kind: str, name: str, entry: str | None = None, limits: ToolLimits = DEFAULT_LIMITS
+) -> bytes:
     """The SPIR-V of a GLSL (`kind` "glsl") or HLSL ("hlsl") compute shader;
-    `name` is how messages show the file."""
+    `name` is how messages show the file. Every function here runs its tool
+    within `limits` (an InputError past them)."""
     suffix = "comp" if kind == "glsl" else "hlsl"
     flags = GLSL_FLAGS + (("-D", "-e", entry or "main") if kind == "hlsl" else ())
-    return _cached("glslangValidator", flags, source, lambda work: _glslang(source, suffix, flags, name, work))
+    return _cached("glslangValidator", flags, source, lambda work: _glslang(source, suffix, flags, name, work, limits))
 
 
-def assemble(source: bytes, name: str) -> bytes:
+def assemble(source: bytes, name: str, limits: ToolLimits = DEFAULT_LIMITS) -> bytes:
     """The binary of a SPIR-V assembly text."""
-    return _cached("spirv-as", AS_FLAGS, source, lambda work: _spirv_as(source, name, work))
+    return _cached("spirv-as", AS_FLAGS, source, lambda work: _spirv_as(source, name, work, limits))
 
 
-def optimize(binary: bytes, name: str) -> bytes:
+def optimize(binary: bytes, name: str, limits: ToolLimits = DEFAULT_LIMITS) -> bytes:
     """`spirv-opt -O` of a module."""
-    return _cached("spirv-opt", OPT_FLAGS, binary, lambda work: _spirv_opt(binary, name, work))
+    return _cached("spirv-opt", OPT_FLAGS, binary, lambda work: _spirv_opt(binary, name, work, limits))
 
 
-def validation_errors(binary: bytes) -> str:
+def validation_errors(binary: bytes, limits: ToolLimits = DEFAULT_LIMITS) -> str:
     """spirv-val's complaint about a module, "" when it is valid (cached when valid)."""
     key = _key("spirv-val", VAL_FLAGS, binary)
     marker = _entry(key, ".valid")
@@ -77,7 +96,7 @@ def validation_errors(binary: bytes) -> str:
     with tempfile.TemporaryDirectory(prefix="progress-spirv-") as work:
         module = Path(work) / "module.spv"
         module.write_bytes(binary)
-        done = _run(["spirv-val", *VAL_FLAGS, str(module)], "spirv-val")
+        done = _run(["spirv-val", *VAL_FLAGS, str(module)], "spirv-val", limits=limits)
     if done.returncode != 0:
         return (done.stderr + done.stdout).strip() or f"spirv-val exited with status {done.returncode}"
     if marker is not None:
@@ -94,30 +113,42 @@ def validator_instruction(message: str) -> int | None:
 # --- running the tools ---------------------------------------------------------
 
 
-def _run(argv: list[str], tool: str, cwd: str | None = None) -> subprocess.CompletedProcess[str]:
+def _run(
+    argv: list[str], tool: str, cwd: str | None = None, limits: ToolLimits = DEFAULT_LIMITS
+) -> subprocess.CompletedProcess[str]:
     executable = shutil.which(tool)
     if executable is None:
         package = PACKAGES[tool]
         raise InputError(f"{tool} is not installed (or not on PATH): install the Debian package {package}")
+    command = [executable, *argv[1:]]
+    if limits.memory_bytes is not None:  # the shell sets the limit, then becomes the tool (no preexec_fn in threads)
+        command = ["/bin/sh", "-c", 'ulimit -v "$0" && exec "$@"', str(limits.memory_bytes // 1024), *command]
     try:
-        return subprocess.run(
-            [executable, *argv[1:]],
+        done = subprocess.run(
+            command,
             capture_output=True,
             text=True,
             errors="replace",
-            timeout=TOOL_TIMEOUT_S,
+            timeout=limits.timeout_s,
             cwd=cwd,
             stdin=subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired:
-        raise InputError(f"{tool} did not finish within {TOOL_TIMEOUT_S} s") from None
+        raise InputError(f"{tool} did not finish within {limits.timeout_s:g} s") from None
     except OSError as error:
         raise InputError(f"cannot run {tool}: {error.strerror or error}") from None
+    if limits.memory_bytes is not None and done.returncode < 0:
+        raise InputError(
+            f"{tool} was stopped by signal {-done.returncode}: it may use at most "
+            f"{limits.memory_bytes >> 20} MiB of memory here"
+        )
+    return done
 
 
-def _glslang(source: bytes, suffix: str, flags: tuple[str, ...], name: str, work: Path) -> bytes:
+def _glslang(source: bytes, suffix: str, flags: tuple[str, ...], name: str, work: Path, limits: ToolLimits) -> bytes:
     (work / f"kernel.{suffix}").write_bytes(source)
-    done = _run(["glslangValidator", *flags, f"kernel.{suffix}", "-o", "kernel.spv"], "glslangValidator", str(work))
+    argv = ["glslangValidator", *flags, f"kernel.{suffix}", "-o", "kernel.spv"]
+    done = _run(argv, "glslangValidator", str(work), limits)
     output = done.stdout + done.stderr
     if done.returncode != 0 or not (work / "kernel.spv").is_file():
         raise _glslang_error(output, source, name)
@@ -139,9 +170,9 @@ def _glslang_error(output: str, source: bytes, name: str) -> InputError:
     return InputError(message + suffix, SourcePosition(name, line, column, text))
 
 
-def _spirv_as(source: bytes, name: str, work: Path) -> bytes:
+def _spirv_as(source: bytes, name: str, work: Path, limits: ToolLimits) -> bytes:
     (work / "kernel.spvasm").write_bytes(source)
-    done = _run(["spirv-as", *AS_FLAGS, "kernel.spvasm", "-o", "kernel.spv"], "spirv-as", str(work))
+    done = _run(["spirv-as", *AS_FLAGS, "kernel.spvasm", "-o", "kernel.spv"], "spirv-as", str(work), limits)
     if done.returncode != 0 or not (work / "kernel.spv").is_file():
         output = (done.stderr + done.stdout).strip()
         match = _AS_ERROR.search(output)
@@ -154,9 +185,9 @@ def _spirv_as(source: bytes, name: str, work: Path) -> bytes:
     return (work / "kernel.spv").read_bytes()
 
 
-def _spirv_opt(binary: bytes, name: str, work: Path) -> bytes:
+def _spirv_opt(binary: bytes, name: str, work: Path, limits: ToolLimits) -> bytes:
     (work / "in.spv").write_bytes(binary)
-    done = _run(["spirv-opt", *OPT_FLAGS, "in.spv", "-o", "out.spv"], "spirv-opt", str(work))
+    done = _run(["spirv-opt", *OPT_FLAGS, "in.spv", "-o", "out.spv"], "spirv-opt", str(work), limits)
     if done.returncode != 0 or not (work / "out.spv").is_file():
         raise InputError(f"{name}: spirv-opt -O fails: {(done.stderr + done.stdout).strip() or 'no output'}")
     return (work / "out.spv").read_bytes()

@@ -1,0 +1,1 @@
+../../../litmus/kernels/barrier_divergence.comp

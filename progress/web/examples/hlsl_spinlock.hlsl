@@ -1,0 +1,1 @@
+../../../litmus/kernels/hlsl_spinlock.hlsl

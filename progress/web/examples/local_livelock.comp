@@ -1,0 +1,1 @@
+../../../litmus/kernels/local_livelock.comp

@@ -1,0 +1,1 @@
+../../../litmus/kernels/message_passing.comp

@@ -1,0 +1,1 @@
+../../../litmus/kernels/occupancy_discovery.comp

@@ -1,0 +1,1 @@
+../../../litmus/kernels/tas_spinlock.comp

@@ -1,0 +1,1 @@
+../../../litmus/kernels/ticket_lock.comp

@@ -1,0 +1,126 @@
+"""The playground's kernels: a GLSL, HLSL or SPIR-V assembly compute shader's
+text and the form's launch fields, loaded by the SPIR-V front end within the
+request's bounds, as the System `progress check` checks.
+
+The same path as `progress check k.comp` (`load_kernel`: header, toolchain,
+decoder, source lines, spirv-val, the subset; `launch_system`): the header's
+`// progress:` options, overridden field by field by the form's, as by the
+command line. Every problem is an InputError, at its line and column when
+the kernel's text has one; the external tools run at most
+`Limits.tool_timeout_s` and `Limits.tool_memory_bytes` each.
+
+A playground kernel is one self-contained text: a GLSL or HLSL source that
+could name another file (`#include`, which glslang resolves relative to its
+working folder, `../` included, and would embed and quote) is refused
+before the compiler runs. The word `include` is refused wherever it stands,
+also once line continuations are joined and however comments are placed,
+so that no spelling of the directive reaches glslang.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from progress.errors import InputError, UsageError
+from progress.front.header import LaunchSettings, parse_buffer, parse_init, parse_workgroups
+from progress.front.spirv.kernel import KernelSystem
+from progress.front.spirv.load import launch_system, load_kernel
+from progress.front.spirv.toolchain import ToolLimits
+from progress.source import error_at, source_lines
+from progress.web.limits import Limits
+
+SOURCES = {"glsl": "kernel.comp", "hlsl": "kernel.hlsl", "spvasm": "kernel.spvasm"}
+"""Kernel language -> the name its errors and lassos give the text (`kernel.comp:12:5`)."""
+TEST_NAME = "kernel"
+"""The name of a playground kernel in reports."""
+
+
+@dataclass(frozen=True)
+class LaunchFields:
+    """The playground form's launch fields as typed (the URL's `workgroups`,
+    `buffer`, `init`): "" is not given. `buffer` and `init` hold
+    space-separated `NAME=LEN` and `NAME=V` / `NAME[i]=V` items."""
+
+    workgroups: str = ""
+    buffer: str = ""
+    init: str = ""
+
+    @property
+    def given(self) -> bool:
+        return any(value.strip() for value in (self.workgroups, self.buffer, self.init))
+
+    def query(self) -> dict[str, str]:
+        """The fields that are given, for a URL."""
+        fields = {"workgroups": self.workgroups, "buffer": self.buffer, "init": self.init}
+        return {name: value for name, value in fields.items() if value.strip()}
+
+    def settings(self) -> LaunchSettings:
+        """The launch settings they give, or an InputError naming the field."""
+        buffers: dict[str, int] = {}
+        init: list[tuple[str, int | None, int]] = []
+        try:
+            workgroups = parse_workgroups(self.workgroups.strip()) if self.workgroups.strip() else None
+            for item in self.buffer.split():
+                name, length = parse_buffer(item)
+                if name in buffers:
+                    raise UsageError(f"--buffer {name} is given twice")
+                buffers[name] = length
+            for item in self.init.split():
+                parsed = parse_init(item)
+                if any(parsed[:2] == earlier[:2] for earlier in init):
+                    raise UsageError(f"--init {item} sets the same location twice")
+                init.append(parsed)
+        except UsageError as error:
+            raise InputError(f"the launch fields: {error}") from None
+        return LaunchSettings(workgroups=workgroups, buffers=MappingProxyType(buffers), init=tuple(init))
+
+
+def load_system(text: str, language: str, fields: LaunchFields, limits: Limits) -> tuple[KernelSystem, LaunchSettings]:
+    """The kernel in `text` launched by its header and `fields` (see the
+    module's contract), and the settings it is launched with."""
+    given = fields.settings()
+    if language in ("glsl", "hlsl"):
+        refuse_includes(text, SOURCES[language])
+    data = text.encode("utf-8")
+    if not data.strip():
+        raise InputError("the kernel is empty: write a compute shader (or pick an example)")
+    tools = ToolLimits(limits.tool_timeout_s, limits.tool_memory_bytes)
+    loaded = load_kernel(data, SOURCES[language], language, given, limits=tools)
+    return launch_system(loaded, TEST_NAME, SOURCES[language]), loaded.settings
+
+
+_INCLUDE = re.compile(r"\binclude\b", re.ASCII)
+_SPLICES = (re.compile(r"\\\r?\n"), re.compile(r"\\\s*"))
+"""A line continuation as the preprocessor joins it; and any backslash with the blanks after it."""
+NO_INCLUDE = "#include is not read here: a playground kernel is one self-contained file (`include` is refused anywhere)"
+
+
+def refuse_includes(text: str, name: str) -> None:
+    """An InputError at the first word `include` of `text` (or of it with its
+    line continuations joined), so that the compiler never opens a file."""
+    found = _INCLUDE.search(text)
+    if found is not None:
+        line = text.count("\n", 0, found.start()) + 1
+        column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+        raise error_at(NO_INCLUDE, line, column, source_lines(text), name)
+    if any(_INCLUDE.search(splice.sub("", text)) for splice in _SPLICES):
+        raise InputError(f"{name}: {NO_INCLUDE}, also when line continuations join it")
+
+
+def launch_text(system: KernelSystem, settings: LaunchSettings) -> str:
+    """`2 workgroups of 1 invocation`, then the runtime arrays' lengths and initial values given."""
+    launch = settings
+    groups = max(system.groups) + 1
+    parts = [f"{groups} workgroup{'s' if groups != 1 else ''} of {_count(system.per_group, 'invocation')}"]
+    if launch.buffers:
+        parts.append("buffers " + " ".join(f"{name}={length}" for name, length in sorted(launch.buffers.items())))
+    if launch.init:
+        shown = [f"{name}{'' if index is None else f'[{index}]'}={value}" for name, index, value in launch.init]
+        parts.append("init " + " ".join(shown))
+    return ", ".join(parts)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
