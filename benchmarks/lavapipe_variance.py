@@ -5,19 +5,22 @@
 Not a speed benchmark: an experiment on docs/results/gpu/interp/lavapipe_variance.md's question.
 Each arm is one `progress run SUITE --backend wgpu` (nice'd, one at a time) with
 LP_NUM_THREADS and options of `ARMS`; an arm named twice runs twice (a
-rerun is the test of determinism). `*_concat` arms lay chunked packs out
-one test after another (`concat`, as plain and rr are) instead of
-interleaved, by setting `progress.gpu.pack.LAYOUTS` in the child process:
-an experiment, not an option of `progress run`.
+rerun is the test of determinism). Arms with a `chunked` layout force it
+(`interleave`: each test's workgroups spread over the pack, the layout the
+first runs had; `concat`: one test after another) by setting
+`progress.gpu.pack.CPU_LAYOUTS` in the child process: an experiment, not an
+option of `progress run`; the others run progress as it is.
 
 Writes into --out, per run k of an arm: `ARM.k.csv`, `ARM.k.json`,
 `ARM.k.jsonl.xz`, and `runs.json`: per run the arm, command, load
 average before and after (1/5/15 min), elapsed_s, failed tests per
 heuristic, cut threads, the CSV's sha256, the cells and failed-instance
 counts that differ from the first run of the reference arm (--reference),
-and, for the suite's packs, which tests a lavapipe lane boundary cuts
-(lp_cs_tpool hands each of T threads a contiguous chunk of
-floor(W/T) workgroups, the last W mod T one at a time).
+and, for the suite's packs under the interleaved and the CPU layouts
+(`lane_cuts_2`, `lane_cuts_2_cpu`), which tests a boundary between two
+lavapipe threads' chunks cuts (lp_cs_tpool hands each of T threads a
+contiguous chunk of floor(W/T) workgroups, the last W mod T one at a time).
+`--arms ''` only recomputes these and the comparisons.
 """
 
 from __future__ import annotations
@@ -35,21 +38,24 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 ARMS = {
-    "t1": {"LP_NUM_THREADS": "1"},
-    "t2": {"LP_NUM_THREADS": "2"},
-    "t2_concat": {"LP_NUM_THREADS": "2", "concat": True},
-    "t1_concat": {"LP_NUM_THREADS": "1", "concat": True},
-    "t2_pack64": {"LP_NUM_THREADS": "2", "args": ["--pack", "64"]},
-    "t1_100us": {"LP_NUM_THREADS": "1", "args": ["--deadline", "100us"]},
-    "t2_100us": {"LP_NUM_THREADS": "2", "args": ["--deadline", "100us"]},
-    "t2_pertest": {"LP_NUM_THREADS": "2", "codegen": "per-test"},
-    "t1_pertest": {"LP_NUM_THREADS": "1", "codegen": "per-test"},
+    "t1": {"LP_NUM_THREADS": "1", "chunked": "interleave"},
+    "t2": {"LP_NUM_THREADS": "2", "chunked": "interleave"},
+    "t2_concat": {"LP_NUM_THREADS": "2", "chunked": "concat"},
+    "t2_pack64": {"LP_NUM_THREADS": "2", "chunked": "interleave", "args": ["--pack", "64"]},
+    "t1_100us": {"LP_NUM_THREADS": "1", "chunked": "interleave", "args": ["--deadline", "100us"]},
+    "t1_cpu": {"LP_NUM_THREADS": "1"},
+    "t2_cpu": {"LP_NUM_THREADS": "2"},
+    "default_cpu": {"LP_NUM_THREADS": None},
+    "default_pertest": {"LP_NUM_THREADS": None, "codegen": "per-test"},
 }
+"""LP_NUM_THREADS (None: unset, lavapipe's default of one per CPU) and the chunked
+pack layout forced on the CPU adapter (`pack.CPU_LAYOUTS`; absent: progress's own)."""
 ENTRY = (
     "import sys\n"
-    "if sys.argv[1] == 'concat':\n"
+    "if sys.argv[1] != 'default':\n"
     "    import progress.gpu.pack as pack\n"
-    "    pack.LAYOUTS['chunked'] = 'concat'\n"
+    "    pack.CPU_LAYOUTS['chunked'] = sys.argv[1]\n"
+    "    pack.LAYOUTS['chunked'] = sys.argv[1]\n"
     "from progress.cli import main\n"
     "main(sys.argv[2:])\n"
 )
@@ -62,9 +68,11 @@ def run(arm: str, k: int, suite: Path, iterations: int, out: Path) -> dict:
         csv = Path(scratch) / "r.csv"
         command = ["run", str(suite), "--backend", "wgpu", "--codegen", codegen, "--iterations", str(iterations)]
         command += [*spec.get("args", []), "-o", str(csv)]
-        env = {**os.environ, "LP_NUM_THREADS": spec["LP_NUM_THREADS"]}
+        env = {k: v for k, v in os.environ.items() if k != "LP_NUM_THREADS"}
+        if spec["LP_NUM_THREADS"] is not None:
+            env["LP_NUM_THREADS"] = spec["LP_NUM_THREADS"]
         before = os.getloadavg()
-        layout = "concat" if spec.get("concat") else "default"
+        layout = spec.get("chunked", "default")
         subprocess.run(
             ["nice", sys.executable, "-c", ENTRY, layout, *command], env=env, check=True, stderr=subprocess.DEVNULL
         )
@@ -79,7 +87,7 @@ def run(arm: str, k: int, suite: Path, iterations: int, out: Path) -> dict:
         "run": name,
         "arm": arm,
         "env": {"LP_NUM_THREADS": spec["LP_NUM_THREADS"]},
-        "chunked_layout": "concat" if spec.get("concat") else "interleave",
+        "chunked_layout": meta.get("layouts", {}).get("chunked"),
         "command": "progress " + " ".join(command[:-1] + [f"{name}.csv"]),
         "load_before": [round(x, 2) for x in before],
         "load_after": [round(x, 2) for x in after],
@@ -114,9 +122,9 @@ def compare(out: Path, run: dict, reference: str) -> None:
     }
 
 
-def lane_cuts(suite: Path, iterations: int, lanes: int) -> dict:
+def lane_cuts(suite: Path, iterations: int, lanes: int, layouts: dict[str, str]) -> dict:
     """Per heuristic: the tests whose workgroups a lane boundary cuts, with `lanes` lavapipe threads,
-    in the packs `progress run --codegen interp` makes (auto instances on a CPU adapter)."""
+    in the packs `progress run --codegen interp` makes (auto instances on a CPU adapter), laid out as `layouts`."""
     sys.path.insert(0, str(REPO))
     from progress.front.axb.parse import parse_program
     from progress.gpu.encode import encode
@@ -138,12 +146,12 @@ def lane_cuts(suite: Path, iterations: int, lanes: int) -> dict:
     keys = [str(f.relative_to(suite)) for f in files]
     words = [encode(parse_program(f.read_text(), f.name)) for f in files]
     settings = Settings(HEURISTICS, iterations=iterations)
-    out: dict = {"lanes": lanes, "packs": [], "cut": {h: [] for h in HEURISTICS}}
+    out: dict = {"lanes": lanes, "layouts": layouts, "packs": [], "cut": {h: [] for h in HEURISTICS}}
     for batch in plan(Planner(), words, settings, Planner.pack_workgroups):
         n = words[batch[0]].threads
         for h in HEURISTICS:
             m = 1 if h == "plain" else Planner().auto_instances(n)
-            pack = Pack(h, n, m, len(batch))
+            pack = Pack(h, n, m, len(batch), layouts[h])
             total = pack.workgroups
             chunk = total // lanes
             seen: dict[int, set[int]] = {}
@@ -167,15 +175,19 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     index = args.out / "runs.json"
     state = json.loads(index.read_text()) if index.exists() else {"runs": []}
-    state["lane_cuts_2"] = lane_cuts(args.suite, args.iterations, 2)
-    for arm in args.arms.split(","):
+    from progress.gpu.pack import CPU_LAYOUTS, LAYOUTS
+
+    state["lane_cuts_2"] = lane_cuts(args.suite, args.iterations, 2, {**LAYOUTS, "chunked": "interleave"})
+    state["lane_cuts_2_cpu"] = lane_cuts(args.suite, args.iterations, 2, CPU_LAYOUTS)
+    for arm in filter(None, args.arms.split(",")):
         k = 1 + sum(1 for r in state["runs"] if r["arm"] == arm)
         entry = run(arm, k, args.suite, args.iterations, args.out)
         state["runs"].append(entry)
         print(json.dumps({key: entry[key] for key in ("run", "load_before", "elapsed_s", "failed_tests")}))
         index.write_text(json.dumps(state, indent=1) + "\n")
     for entry in state["runs"]:
-        if (args.out / f"{args.reference}.csv").exists() and entry["run"] != args.reference:
+        reference = args.out / f"{args.reference}.csv"
+        if reference.exists() and entry["run"] != args.reference and "codegen" not in ARMS[entry["arm"]]:
             compare(args.out, entry, args.reference)
     index.write_text(json.dumps(state, indent=1) + "\n")
 
