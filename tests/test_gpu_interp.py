@@ -100,10 +100,12 @@ def test_initial_memory_is_encoded():
     st.integers(1, 4),
     st.integers(1, 6),
     st.integers(1, 5),
+    st.sampled_from(["", *packing.LAYOUT_CODES]),
 )
-def test_packing_is_a_bijection_keeping_each_tests_own_order(heuristic, threads, instances, tests):
+def test_packing_is_a_bijection_keeping_each_tests_own_order(heuristic, threads, instances, tests, layout):
     m = 1 if heuristic == "plain" else instances
-    pack = packing.Pack(heuristic, threads, m, tests)
+    pack = packing.Pack(heuristic, threads, m, tests, layout)
+    assert pack.layout == (layout or packing.LAYOUTS[heuristic])
     launch = heuristics.geometry(heuristic, threads, m)
     seen = [packing.slot(pack, g) for g in range(pack.workgroups)]
     assert sorted(seen) == sorted({(k, i, t) for k in range(tests) for i in range(m) for t in range(threads)})
@@ -116,6 +118,13 @@ def test_packing_is_a_bijection_keeping_each_tests_own_order(heuristic, threads,
     for k in range(tests):
         own = [(i, t) for kk, i, t in seen if kk == k]
         assert own == [heuristics.slot(launch, w) for w in range(launch.workgroups)]
+
+
+def test_pack_layouts_default_per_heuristic_and_refuse_unknown_ones():
+    assert [packing.Pack(h, 2, 1, 3).layout for h in ("plain", "rr", "chunked")] == ["concat", "concat", "interleave"]
+    assert set(packing.CPU_LAYOUTS.values()) == {"concat"}
+    with pytest.raises(ValueError, match="unknown pack layout 'spread'"):
+        packing.Pack("rr", 2, 1, 3, "spread")
 
 
 def test_batches_group_equal_thread_counts_within_the_limit():

@@ -76,6 +76,12 @@ def test_cli_runs_the_wgsl_interpreter(tmp_path, interp, capsys):
     assert out.read_text().splitlines()[0] == "test,plain,rr,chunked"
     meta = json.loads(out.with_suffix(".json").read_text())
     assert meta["codegen"] == "interp" and meta["backend"] == "wgpu" and meta["complete"]
+    if meta["adapter_type"] == "CPU":
+        assert meta["layouts"] == {"plain": "concat", "rr": "concat", "chunked": "concat"}
+        assert meta["LP_NUM_THREADS"] == os.environ["LP_NUM_THREADS"]
+    # the JSON written at the end has what the launches used, not the empty tables of before the first
+    budgets = meta["calibration"]["interp_budgets"]
+    assert budgets and all(b >= 1 for values in budgets.values() for b in values)
 
 
 def test_a_run_killed_mid_launch_resumes_to_the_uninterrupted_csv(tmp_path, oopsla_dir, interp):
@@ -111,3 +117,48 @@ def test_a_run_killed_mid_launch_resumes_to_the_uninterrupted_csv(tmp_path, oops
     assert 10 <= rows < whole.read_text().count("\n") - 1, rows  # killed mid-run
     subprocess.run([*command(cut), "--resume"], env=env, check=True, capture_output=True)
     assert cut.read_bytes() == whole.read_bytes()
+
+
+LANES = """
+import json, sys
+from pathlib import Path
+from progress.front.axb.parse import parse_program
+from progress.gpu.encode import encode
+from progress.gpu.packed import run_packed
+from progress.gpu.runner import Settings
+from progress.gpu.wgpu_interp import WgpuInterp
+files = json.loads(sys.argv[1])
+words = [encode(parse_program(Path(f).read_text(), Path(f).name)) for f in files]
+engine = WgpuInterp(None, Settings())
+engine.prepare([])
+settings = Settings(("chunked",), iterations=1, deadline_s=0.05)
+got = {i: o.failed_instances for i, _, o in run_packed(engine, words, settings, engine.pack_workgroups)}
+print(json.dumps({"cpu": engine.cpu, "got": got}))
+"""
+
+
+def test_two_lavapipe_threads_give_one_threads_counts_on_cpu_layouts(oopsla_dir):
+    """With LP_NUM_THREADS=2 lavapipe runs each half of a dispatch on its own
+    thread. Interleaved, every chunked instance had its threads on both, and
+    the counts moved from run to run (docs/results/gpu/interp/lavapipe_variance.md);
+    concat (pack.CPU_LAYOUTS) puts each of an even number of tests in one
+    half, so the counts must be the in-order reference's exactly."""
+    import subprocess
+
+    files = sorted(str(p) for p in Path(oopsla_dir).rglob("2t*/*.axb"))[:356]
+    assert len(files) == 356
+    env = {**os.environ, "LP_NUM_THREADS": "2"}
+    done = subprocess.run(
+        [sys.executable, "-c", LANES, json.dumps(files)], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.splitlines()[-1])
+    if not result["cpu"]:
+        pytest.skip("wgpu's adapter here is a GPU, not lavapipe")
+    words = [encode(parse_program(Path(f).read_text(), Path(f).name)) for f in files]
+    reference = SimInterp(spins=8)
+    reference.auto_instances = lambda n: 64 // n  # type: ignore[method-assign]
+    settings = Settings(("chunked",), iterations=1, deadline_s=0.05)
+    want = {str(i): list(o.failed_instances) for i, _, o in run_packed(reference, words, settings, 1 << 20)}
+    assert result["got"] == want
+    assert sum(count for counts in want.values() for count in counts) > 0

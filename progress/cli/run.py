@@ -32,7 +32,8 @@ from progress.core.program import Program
 from progress.errors import InputError, UsageError, printable
 from progress.gpu import results
 from progress.gpu.database import record_run, usable_database
-from progress.gpu.packed import STOP_EARLY_RULE, plan, run_packed
+from progress.gpu.pack import LAYOUTS
+from progress.gpu.packed import STOP_EARLY_RULE, layouts, plan, run_packed
 from progress.gpu.runner import (
     MAX_ITERATIONS,
     Settings,
@@ -206,6 +207,8 @@ def run(
     except ValueError as error:
         raise UsageError(str(error)) from None
     run_options = {"codegen": codegen, "stop_early": stop_early, "pack": pack if pack is not None else "auto"}
+    if codegen == "interp":
+        run_options["layouts"] = dict(layouts(engine))
     done = _resumable(output, settings, engine.name, inputs, run_options) if resume else _fresh(output, force)
     todo = [(key, program) for key, program in tests if key not in done]
     words = list(encoded(todo, files)) if codegen == "interp" else []
@@ -220,7 +223,8 @@ def run(
         meta["pack_workgroups"] = limit
         meta["packing"] = (
             "tests of one thread count, as many as fit pack_workgroups under the largest launch, run K at a time "
-            "in one launch: packed workgroup g runs workgroup g div K of test g mod K (docs/gpu.md, Packing)"
+            "in one launch, laid out as layouts says: concat, packed workgroup g runs workgroup g mod W of test "
+            "g div W (W = one test's workgroups); interleave, workgroup g div K of test g mod K (docs/gpu.md, Packing)"
         )
     if stop_early:
         meta["stop_early_rule"] = STOP_EARLY_RULE
@@ -233,6 +237,7 @@ def run(
         else run_tests(engine, [p for _, p in todo], settings)
     )
     all_rows = {**done, **_drive(outcomes, todo, settings, output, append=bool(done))}
+    meta.update(engine.metadata())  # what the run measured: calibrations, budgets, cut loops
     meta.update(
         complete=True,
         elapsed_s=round(time.monotonic() - started, 1),
@@ -419,7 +424,7 @@ def _resumable(
         "inputs": inputs,
         **run_options,
     }
-    stored = meta if isinstance(meta, dict) else {}
+    stored = {"layouts": dict(LAYOUTS), **meta} if isinstance(meta, dict) else {}  # runs before CPU_LAYOUTS
     differ = [f"{k}={stored.get(k)} (not {v})" for k, v in wanted.items() if stored.get(k) != v]
     if heuristics != settings.heuristics:
         differ.insert(0, f"CSV heuristics {','.join(heuristics)} (not {','.join(settings.heuristics)})")

@@ -3,7 +3,8 @@
 A pack is K tests with the same thread count N, run under one heuristic
 with M instances each (M = 1 for plain), W = N * M workgroups a test. Its
 K * W workgroups are the tests' own launches laid out one of two ways
-(`LAYOUTS`), each test's workgroups placed inside it by `heuristics.slot`:
+(`LAYOUTS` on a GPU, `CPU_LAYOUTS` on a CPU adapter: every pack concat), each
+test's workgroups placed inside it by `heuristics.slot`:
 
 - `concat` (plain, rr): test g div W runs its workgroup g mod W: each
   test's launch as it is, one after another, so neighbours stay neighbours
@@ -32,7 +33,15 @@ from progress.gpu.heuristics import slot as test_slot
 from progress.gpu.heuristics import workgroup_of as test_workgroup
 
 LAYOUTS = {"plain": "concat", "rr": "concat", "chunked": "interleave"}
-"""How each heuristic's tests are laid out in a pack (see the module docstring)."""
+"""How each heuristic's tests are laid out in a pack on a GPU (see the module docstring)."""
+CPU_LAYOUTS = {"plain": "concat", "rr": "concat", "chunked": "concat"}
+"""On a CPU adapter (lavapipe): every pack `concat`. lavapipe hands each of
+its T threads a contiguous chunk of a dispatch's workgroups and runs them
+one after another to completion, so a concat test lies in one thread's
+chunk (unless a chunk boundary cuts it) and runs exactly as with one
+thread, while interleaved chunked tests have every instance's threads on
+different lavapipe threads, and what they do depends on those threads'
+timing (docs/results/gpu/interp/lavapipe_variance.md)."""
 LAYOUT_CODES = {"interleave": 0, "concat": 1}
 """The integer each layout is passed to a kernel as."""
 
@@ -45,10 +54,14 @@ class Pack:
     threads: int
     instances: int
     tests: int
+    layout: str = ""
+    """`concat` or `interleave`; empty: the heuristic's in `LAYOUTS`."""
 
-    @property
-    def layout(self) -> str:
-        return LAYOUTS[self.heuristic]
+    def __post_init__(self) -> None:
+        if not self.layout:
+            object.__setattr__(self, "layout", LAYOUTS[self.heuristic])
+        if self.layout not in LAYOUT_CODES:
+            raise ValueError(f"unknown pack layout {self.layout!r} (one of {', '.join(LAYOUT_CODES)})")
 
     @property
     def launch(self) -> Geometry:

@@ -26,7 +26,7 @@ from typing import Protocol
 
 from progress.gpu.encode import Encoded
 from progress.gpu.heuristics import geometry
-from progress.gpu.pack import Buffers, Pack, batches, buffers
+from progress.gpu.pack import LAYOUTS, Buffers, Pack, batches, buffers
 from progress.gpu.runner import Outcome, Settings
 
 STOP_EARLY_RULE = (
@@ -39,7 +39,8 @@ STOP_EARLY_RULE = (
 class PackedBackend(Protocol):
     """What `run_packed` needs: `load` a pack's buffers, `launch` iterations of
     it ([iteration][test] failed instances; tests with a false `active` flag
-    do not run)."""
+    do not run). A backend may also have `layouts` (heuristic -> pack layout;
+    default `pack.LAYOUTS`)."""
 
     name: str
     pack_workgroups: int
@@ -49,6 +50,11 @@ class PackedBackend(Protocol):
     def load(self, pack: Pack, buffers: Buffers) -> object: ...
 
     def launch(self, loaded, iterations: int, deadline_s: float, active: list[int]) -> list[list[int]]: ...
+
+
+def layouts(backend: PackedBackend) -> dict[str, str]:
+    """Each heuristic's pack layout on `backend`: its `layouts` if it has one, else `pack.LAYOUTS`."""
+    return getattr(backend, "layouts", LAYOUTS)
 
 
 def instances(backend: PackedBackend, settings: Settings, threads: int) -> int:
@@ -87,7 +93,7 @@ def run_packed(
         for heuristic in settings.heuristics:
             n = chosen[0].threads
             m = instances(backend, settings, n) if heuristic != "plain" else 1
-            pack = Pack(heuristic, n, m, len(chosen))
+            pack = Pack(heuristic, n, m, len(chosen), layouts(backend)[heuristic])
             start = time.perf_counter()
             failed = _iterate(backend, backend.load(pack, buffers(chosen, m)), pack, settings, stop_early)
             share = (time.perf_counter() - start) / len(chosen)

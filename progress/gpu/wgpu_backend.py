@@ -36,6 +36,7 @@ driver that compiles at the first dispatch (lavapipe) does it there.
 
 from __future__ import annotations
 
+import os
 import struct
 import threading
 import time
@@ -427,6 +428,7 @@ class WgpuBackend:
             "wgpu": wgpu.__version__,
             "wgpu_native": wgpu_native.__version__,
             "compile_seconds": round(self.compile_seconds, 2),
+            **({"LP_NUM_THREADS": os.environ.get("LP_NUM_THREADS", "unset")} if self.cpu else {}),
             "instances_auto": f"floor({CPU_WORKGROUPS}/N) (CPU adapter)" if self.cpu else "floor(65532/N)",
             "workgroup": "one invocation (@workgroup_size(1))",
             "dispatch": f"W workgroups along x up to {self.max_per_dimension}, beyond that spread over x and y",

@@ -9,6 +9,8 @@ workgroups of one test's launch, from the per-test shaders' calibration (one
 spinning thread per workgroup, one instruction a turn: the rate
 `--codegen per-test` uses). Where the implementation caps loops (lavapipe),
 the budget leaves room for the turns a thread takes after spending it.
+On a CPU adapter every pack is laid out `concat` (`pack.CPU_LAYOUTS`): each
+test then lies in one lavapipe thread's chunk of the dispatch.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import numpy as np
 from progress.back import interp_wgsl
 from progress.core.program import Program
 from progress.gpu.heuristics import CODES
-from progress.gpu.pack import LAYOUT_CODES, Buffers, Pack
+from progress.gpu.pack import CPU_LAYOUTS, LAYOUT_CODES, LAYOUTS, Buffers, Pack
 from progress.gpu.runner import BackendUnavailable
 from progress.gpu.wgpu_backend import WgpuBackend, grid
 
@@ -34,6 +36,15 @@ class WgpuInterp(WgpuBackend):
     """See the module docstring."""
 
     pack_workgroups = 1 << 20
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.launch_budgets: dict[int, set[int]] = {}
+
+    @property
+    def layouts(self) -> dict[str, str]:
+        """Each heuristic's pack layout here (`run_packed` reads it)."""
+        return CPU_LAYOUTS if self.cpu else LAYOUTS
 
     def prepare(self, programs: list[Program], progress=None) -> None:
         start = time.perf_counter()
@@ -88,6 +99,7 @@ class WgpuInterp(WgpuBackend):
         if self.max_budget is not None and self.max_budget < 2**32 - 2:
             # past the budget a thread turns at most (GRACE + 1) * (longest + 1) more times
             budget = max(1, min(budget, self.max_budget - (GRACE + 1) * (loaded["longest"] + 1)))
+        self.launch_budgets.setdefault(pack.launch.workgroups, set()).add(budget)
         shape = loaded["shape"]
         values = (CODES[pack.heuristic], LAYOUT_CODES[pack.layout], pack.tests, pack.threads, pack.instances)
         params = device.create_buffer_with_data(
@@ -130,4 +142,7 @@ class WgpuInterp(WgpuBackend):
         meta["workgroup"] = "one invocation (@workgroup_size(1)) of the interpreter shader"
         meta["grace_spins"] = GRACE
         meta["cut_threads"] = self.cut_threads
+        meta["calibration"]["interp_budgets"] = {
+            str(w): sorted(budgets) for w, budgets in sorted(self.launch_budgets.items())
+        }
         return meta
