@@ -130,7 +130,8 @@ def test_cli_runs_wgpu_with_the_same_layout_and_conform_reads_it(tmp_path, backe
     out = tmp_path / "w.csv"
     # lavapipe starves pc_decreasing under chunked at any size; a GPU only in a launch too big to be co-resident
     instances = ["--instances", "3"] if backend.cpu else []
-    args = ["run", str(DATA), "--backend", "wgpu", "--iterations", "2", "--deadline", "20ms", *instances]
+    args = ["run", str(DATA), "--backend", "wgpu", "--codegen", "per-test", "--iterations", "2", "--deadline", "20ms"]
+    args += instances
     with pytest.raises(SystemExit) as exit_info:
         main([*args, "-o", str(out)])
     assert exit_info.value.code == 0

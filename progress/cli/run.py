@@ -53,7 +53,7 @@ BACKENDS = {
 """Each --backend name and its class ("module:class"), imported only when chosen."""
 INTERPRETERS = {"cuda": "progress.gpu.cuda:CudaInterp", "wgpu": "progress.gpu.wgpu_interp:WgpuInterp"}
 """The backends with an interpreter (`--codegen interp`) and its class."""
-DEFAULT_INTERP = {"cuda"}
+DEFAULT_INTERP = {"cuda", "wgpu"}
 """The backends whose default codegen is the interpreter (the others: per-test)."""
 MAX_PACK = 2**31 - 1
 
@@ -79,7 +79,7 @@ MAX_PACK = 2**31 - 1
     "--codegen",
     type=click.Choice(["interp", "per-test"]),
     default=None,
-    help="interp: one interpreter kernel, many tests per launch (default where the backend has one: cuda); "
+    help="interp: one interpreter kernel, many tests per launch (default where the backend has one: cuda, wgpu); "
     "per-test: a generated kernel per test, one test per launch.",
 )
 @click.option(
