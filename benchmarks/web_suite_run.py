@@ -146,12 +146,14 @@ def render_md(record: dict) -> str:
         "",
     ]
     lines += [
-        "Observed, cause not established: SwiftShader fails conformance tests of weak HSA deterministically under rr "
-        "and chunked (3t3i/3.axb: F (20/20) under both), which none of the paper's GPUs does; the plain failures "
-        "are single iterations (F (1/20)). Controls ([web_suite_controls.txt](web_suite_controls.txt), "
-        "`benchmarks/web_control.py`, on an idle machine): with a 1 s deadline 3t3i/3 still fails 5 of 5 under "
-        "rr and chunked with 8 instances (24 workgroups) and passes with 4 (12 workgroups), so it is not the "
-        "50 ms budget nor the load; how SwiftShader schedules workgroups on its CPU threads was not examined. "
+        "SwiftShader fails conformance tests of weak HSA deterministically under rr and chunked (3t3i/3.axb: "
+        "F (20/20) under both), which none of the paper's GPUs does. Controls "
+        "([web_suite_controls.txt](web_suite_controls.txt), `benchmarks/web_control.py`, on an idle machine): "
+        "with a 1 s deadline 3t3i/3 still fails 5 of 5 under rr and chunked with 8 instances (24 workgroups) and "
+        "passes with 4 (12 workgroups), so it is not the 50 ms budget nor the load. The cause is SwiftShader's "
+        "compute dispatch: 16 tasks, task b running workgroups b, b + 16, ... one after another on 2 worker "
+        "threads, so workgroup 16 runs before workgroup 15 has started; a model of it predicts the deterministic "
+        "failures, and experiments flip them as predicted ([web_swiftshader.md](web_swiftshader.md)). "
         "lavapipe, another CPU implementation, failed one weak HSA test (3t3i/13.axb, chunked) in its 2 iterations.",
         "",
     ]
