@@ -18,11 +18,13 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from test_check_properties import instructions, programs
 
-from progress.core import explore_jit, lift, scale
+from progress.core import explore_jit, lift, packed, scale
 from progress.core.analyze import LARGE, check_program, queries_for
 from progress.core.contract import check_model_contract
+from progress.core.lts import explore
 from progress.core.program import Program
 from progress.core.registry import all_models, find_model
+from progress.core.semantics import compile_program
 from progress.front.axb.parse import parse_program
 
 QUERIES = queries_for(all_models())
@@ -171,9 +173,85 @@ def test_check_program_hands_large_tests_over_and_keeps_small_ones():
     assert {v.terminates for v in bounded.verdicts} == {None}
 
 
-def test_a_program_too_wide_to_pack_goes_back_to_the_python_checker():
-    program = parse_program(families.ticket(16), "ticket_16.axb")
+def test_ticket_16_needs_a_third_word():
+    """126 bits of fields (46 instructions a thread): more than two 62-bit words."""
+    shape = packed.layout(compile_program(parse_program(families.ticket(16), "ticket_16.axb")))
+    assert shape is not None and shape.n_words == 3
+
+
+def narrowest(machine):
+    """The layout with words as narrow as the widest field: nearly a word per field."""
+    shape = packed.layout(machine)
+    assert shape is not None
+    return packed.layout(machine, word_bits=max(1, *shape.widths), max_words=64)
+
+
+@pytest.fixture
+def wide_keys(monkeypatch):
+    """check_large packs every state into as many words as it can."""
+    words = []
+
+    def wide(machine):
+        shape = narrowest(machine)
+        words.append(shape.n_words)
+        return shape
+
+    monkeypatch.setattr(scale, "layout", wide)
+    return words
+
+
+@settings(**SETTINGS)
+@given(program=programs())
+def test_wide_keys_agree_with_the_python_checker(program, wide_keys):
+    assert large(program) == unreduced(program)
+    event(f"words: {min(wide_keys[-1], 4)}+")
+
+
+@settings(**SETTINGS)
+@given(program=symmetric_programs())
+def test_wide_symmetric_keys_agree_with_the_python_checker(program, wide_keys):
+    assert large(program) == unreduced(program)
+    assert wide_keys[-1] >= 2
+
+
+@settings(**SETTINGS)
+@given(program=programs(), bits=st.integers(1, 62))
+def test_keys_of_any_width_round_trip(program, bits):
+    """pack, unpack, words and join invert each other on every reachable state, and
+    Layout.step is Machine.step, whatever the word width."""
+    machine = compile_program(program)
+    shape = packed.layout(machine, word_bits=bits, max_words=64)
+    if shape is None:
+        assert bits < max(packed.layout(machine).widths)
+        return
+    for state in explore(machine).states:
+        key = shape.pack(state)
+        assert shape.unpack(key) == state and shape.join(shape.words(key)) == key
+        assert all(0 <= word < 1 << 62 for word in shape.words(key)) and len(shape.words(key)) == shape.n_words
+        for t in range(machine.n_threads):
+            if shape.enabled(key) >> t & 1:
+                assert shape.unpack(shape.step(key, t)) == machine.step(state, t)
+
+
+def too_wide(threads: int = 2, cells: int = 250) -> str:
+    """Every thread writes 1, 2, 3 into each of `cells` locations: 2 bits a
+    location, 500 bits for them alone, more than the widest key; 901^threads states."""
+    body = "".join(f"  AXB(x{c}, 9, end, true, {v})\n" for c in range(cells) for v in (1, 2, 3))
+    return "".join(f"thread {t}\n{body}" for t in range(threads))
+
+
+def test_a_program_too_wide_to_pack_goes_back_to_the_python_checker(tmp_path):
+    """Past MAX_WORDS words: check_large declines, check_program goes on in
+    Python within the caller's bounds, and the CLI stops inconclusive (exit 3)."""
+    program = parse_program(too_wide(), "wide.axb")
+    assert packed.layout(compile_program(program)) is None
     assert scale.check_large(program, ASKS) is None
+    path = tmp_path / "wide.axb"
+    path.write_text(too_wide())
+    done = subprocess.run(
+        [*progress_command(), "check", str(path), "--max-states", str(LARGE + 10)], capture_output=True, text=True
+    )
+    assert done.returncode == 3 and f"state bound of {LARGE + 10}" in done.stdout, done.stdout + done.stderr
 
 
 def test_more_threads_than_the_kernel_takes_go_back_to_the_python_checker():

@@ -3,7 +3,7 @@ them; docs/semantics.md sections 4 and 9 say what they compute).
 
 `explore` builds, resumably, the reachable product of one program with a
 model memory on packed states (progress/core/packed.py): a state is a key
-of two words (locations and pcs) and a memory word, which is 0 (memory kind NONE), the
+of `Layout.n_words` words (locations and pcs) and a memory word, which is 0 (memory kind NONE), the
 bitmask of threads that have stepped (STARTED) or an index into a
 tabulated memory (`after[m, t]`). With symmetry groups every successor is
 replaced by its orbit's representative (progress/core/symmetry.py), and
@@ -32,33 +32,45 @@ _H2 = 0x2545F4914F6CDD1D
 
 
 @njit(cache=True)
-def _slot(k0, k1, mem, tmask):
-    return (((k0 * _H1) ^ (k1 * _H2) ^ (mem * _H1 * _H2)) >> 17) & tmask
+def _slot(key, mem, tmask):
+    h = mem * _H2
+    for w in range(key.shape[0]):
+        h = (h ^ key[w]) * _H1
+    return ((h ^ (h >> 29)) >> 17) & tmask
 
 
 @njit(cache=True)
-def _get(k0, k1, word, sh, fmask, f):
-    return ((k1 if word[f] else k0) >> sh[f]) & fmask[f]
+def _get(key, word, sh, fmask, f):
+    return (key[word[f]] >> sh[f]) & fmask[f]
 
 
 @njit(cache=True)
-def _put(k0, k1, word, sh, fmask, f, v):
-    if word[f]:
-        return k0, (k1 & ~(fmask[f] << sh[f])) | (v << sh[f])
-    return (k0 & ~(fmask[f] << sh[f])) | (v << sh[f]), k1
+def _put(key, word, sh, fmask, f, v):
+    """Field f of `key` (a row of words, changed in place) set to v."""
+    w = word[f]
+    key[w] = (key[w] & ~(fmask[f] << sh[f])) | (v << sh[f])
 
 
 @njit(cache=True)
-def _canon(k0, k1, mem, gstart, gmembers, fields, use_mem, buf):
-    """The orbit representative: each group's (pc, stepped) pairs sorted
-    and handed out in member order."""
+def _same(a, b):
+    for w in range(a.shape[0]):
+        if a[w] != b[w]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _canon(key, mem, gstart, gmembers, fields, use_mem, buf):
+    """The orbit representative of (key, mem), `key` changed in place and
+    the memory word returned: each group's (pc, stepped) pairs sorted and
+    handed out in member order."""
     word, sh, fmask, nloc = fields
     for g in range(gstart.shape[0] - 1):
         a = gstart[g]
         k = gstart[g + 1] - a
         for i in range(k):
             t = gmembers[a + i]
-            v = _get(k0, k1, word, sh, fmask, nloc + t) * 2
+            v = _get(key, word, sh, fmask, nloc + t) * 2
             if use_mem:
                 v += (mem >> t) & 1
             j = i
@@ -69,19 +81,19 @@ def _canon(k0, k1, mem, gstart, gmembers, fields, use_mem, buf):
         for i in range(k):
             t = gmembers[a + i]
             v = buf[i]
-            k0, k1 = _put(k0, k1, word, sh, fmask, nloc + t, v >> 1)
+            _put(key, word, sh, fmask, nloc + t, v >> 1)
             if use_mem:
                 mem = (mem & ~(1 << t)) | ((v & 1) << t)
-    return k0, k1, mem
+    return mem
 
 
 @njit(cache=True)
 def rehash(space, count):
     """Fill the empty table of `space` (all -1) with states 0..count-1."""
-    keys0, keys1, mems, _, _, _, table = space
+    keys, mems, _, _, _, table = space
     tmask = table.shape[0] - 1
     for s in range(count):
-        h = _slot(keys0[s], keys1[s], mems[s], tmask)
+        h = _slot(keys[s], mems[s], tmask)
         while table[h] >= 0:
             h = (h + 1) & tmask
         table[h] = s
@@ -92,16 +104,18 @@ def explore(prog, memkind, after, gstart, gmembers, space, s, count, stop, limit
     """Expand states s.. (breadth first) until none is left (DONE), `stop`
     were expanded (CHUNK), the arrays are full (FULL) or `limit` is passed
     (LIMIT); returns (status, s, count). `prog` = (code, bases, lengths,
-    (word, shift, mask per field, number of locations)); `space` = (keys0,
-    keys1, mems, dst, exact, enabled, table): the table holds state numbers,
-    -1 in a free slot."""
+    (word, shift, mask per field, number of locations)); `space` = (keys
+    (one row of words per state), mems, dst, exact, enabled, table): the
+    table holds state numbers, -1 in a free slot."""
     code, bases, lengths, fields = prog
     word, sh, fmask, nloc = fields
-    keys0, keys1, mems, dst, exact, enabled, table = space
+    keys, mems, dst, exact, enabled, table = space
     n = lengths.shape[0]
-    cap = keys0.shape[0]
+    cap = keys.shape[0]
     tmask = table.shape[0] - 1
     buf = np.empty(max(n, 1), np.int64)
+    b = np.empty(keys.shape[1], np.int64)
+    c = np.empty(keys.shape[1], np.int64)
     symmetric = gstart.shape[0] > 1
     done = 0
     while s < count:
@@ -109,13 +123,12 @@ def explore(prog, memkind, after, gstart, gmembers, space, s, count, stop, limit
             return CHUNK, s, count
         if count + n > cap:
             return FULL, s, count
-        a0 = keys0[s]
-        a1 = keys1[s]
+        a = keys[s]
         m = mems[s]
         emask = 0
         for t in range(n):
             e = s * n + t
-            pc = _get(a0, a1, word, sh, fmask, nloc + t)
+            pc = _get(a, word, sh, fmask, nloc + t)
             if pc >= lengths[t]:
                 dst[e] = -1
                 exact[e] = 1
@@ -123,23 +136,24 @@ def explore(prog, memkind, after, gstart, gmembers, space, s, count, stop, limit
             emask |= 1 << t
             i = bases[t] + pc
             loc = code[i, 0]
-            old = _get(a0, a1, word, sh, fmask, loc)
-            b0, b1 = a0, a1
+            old = _get(a, word, sh, fmask, loc)
+            b[:] = a
             if code[i, 3] != 0:
-                b0, b1 = _put(b0, b1, word, sh, fmask, loc, code[i, 4])
-            b0, b1 = _put(b0, b1, word, sh, fmask, nloc + t, code[i, 2] if old == code[i, 1] else pc + 1)
+                _put(b, word, sh, fmask, loc, code[i, 4])
+            _put(b, word, sh, fmask, nloc + t, code[i, 2] if old == code[i, 1] else pc + 1)
             m2 = 0
             if memkind == 1:
                 m2 = m | (1 << t)
             elif memkind == 2:
                 m2 = after[m, t]
-            c0, c1, cm = b0, b1, m2
+            cm = m2
+            c[:] = b
             if symmetric:
-                c0, c1, cm = _canon(b0, b1, m2, gstart, gmembers, fields, memkind == 1, buf)
-            exact[e] = 1 if c0 == b0 and c1 == b1 and cm == m2 else 0
-            h = _slot(c0, c1, cm, tmask)
+                cm = _canon(c, m2, gstart, gmembers, fields, memkind == 1, buf)
+            exact[e] = 1 if cm == m2 and _same(b, c) else 0
+            h = _slot(c, cm, tmask)
             v = table[h]
-            while v >= 0 and not (keys0[v] == c0 and keys1[v] == c1 and mems[v] == cm):
+            while v >= 0 and not (mems[v] == cm and _same(keys[v], c)):
                 h = (h + 1) & tmask
                 v = table[h]
             if v >= 0:
@@ -148,8 +162,7 @@ def explore(prog, memkind, after, gstart, gmembers, space, s, count, stop, limit
             if count >= limit:
                 return LIMIT, s, count
             table[h] = count
-            keys0[count] = c0
-            keys1[count] = c1
+            keys[count] = c
             mems[count] = cm
             dst[e] = count
             count += 1

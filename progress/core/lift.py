@@ -32,7 +32,7 @@ def lift_fails(shape: Layout, run, model: ProgressModel, max_states: int | None)
     targets = np.flatnonzero(cyclic & inexact)
     members = np.flatnonzero(np.isin(comp, targets))
     owners = comp[members].tolist()
-    keys = [shape.join(low, high) for low, high in zip(run.keys0[members].tolist(), run.keys1[members].tolist())]
+    keys = [shape.join(row) for row in run.keys[members].tolist()]
     where = dict(zip(zip(keys, run.mems[members].tolist()), owners))
     first: dict[int, int] = {}
     for state, owner in zip(members.tolist(), owners):
@@ -40,7 +40,7 @@ def lift_fails(shape: Layout, run, model: ProgressModel, max_states: int | None)
     weak = False
     cap = MAX_LIFT if max_states is None else max_states
     for owner, state in sorted(first.items()):
-        start = (shape.join(int(run.keys0[state]), int(run.keys1[state])), int(run.mems[state]))
+        start = (shape.join(run.keys[state].tolist()), int(run.mems[state]))
         lts, fair = _lift(shape, run.product, model, where, owner, start, cap)
         found = cycles(lts)
         if strong_witness(lts, fair, found) is not None:
