@@ -244,3 +244,246 @@ def decide(dst, count, n, comp, ncomp, cyclic, steppers, exits, skip, f):
                 kept -= 1
                 dropped = True
     return True, kept > 0
+
+
+@njit(cache=True)
+def parents(dst, count, n):
+    """(state, thread) of the breadth-first edge that found each state
+    (-1 for state 0 and states no edge reaches): the first edge into it in
+    (source, thread) order, as states are numbered when found."""
+    parent = np.full(count, -1, np.int64)
+    thread = np.full(count, -1, np.int64)
+    for s in range(count):
+        for t in range(n):
+            d = dst[s * n + t]
+            if d > 0 and parent[d] < 0:
+                parent[d] = s
+                thread[d] = t
+    return parent, thread
+
+
+@njit(cache=True)
+def witness_members(dst, count, n, comp, ncomp, cyclic, steppers, exits, skip, f, strong):
+    """The states (sorted) of one witness set among the SCCs not in `skip`,
+    the one holding the lowest state: a weak-failing SCC, or a strong
+    witness found by `decide`'s pruning; empty when there is none."""
+    always = np.full(ncomp, -1, np.int64)
+    for u in range(count):
+        always[comp[u]] &= f[u]
+    active = np.zeros(count, np.bool_)
+    for u in range(count):
+        c = comp[u]
+        if cyclic[c] and not skip[c] and (strong or always[c] & ~steppers[c] == 0):
+            active[u] = True
+    label = comp
+    if strong:
+        label = np.empty(count, np.int32)
+        exits2 = np.empty(count, np.int64)
+        dropped = True
+        first = True
+        while dropped:
+            dropped = False
+            if first:
+                label[:] = comp
+                exits2[:] = exits
+                cyc2 = cyclic
+                first = False
+            else:
+                ncomp2 = _tarjan(dst, count, n, active, label)
+                cyc2 = np.empty(ncomp2, np.bool_)
+                step2 = np.empty(ncomp2, np.int64)
+                _cycles(dst, count, n, label, ncomp2, cyc2, step2, exits2)
+            for u in range(count):
+                if active[u] and (not cyc2[label[u]] or f[u] & exits2[u]):
+                    active[u] = False
+                    dropped = True
+    size = 0
+    c = -1
+    for u in range(count):
+        if active[u]:
+            if c < 0:
+                c = label[u]
+            if label[u] == c:
+                size += 1
+    members = np.empty(size, np.int64)
+    k = 0
+    for u in range(count):
+        if active[u] and label[u] == c:
+            members[k] = u
+            k += 1
+    return members
+
+
+@njit(cache=True)
+def _bfs(dst, n, start, kind, x, f, nonempty, seen, via, queue):
+    """A shortest path from `start` to a goal in the graph `dst` (-1: no
+    edge), as rows (source, thread, destination); goals by `kind`: 0 a
+    state with a step of thread x, 1 a state where x is not fair, 2 the
+    state x. At least one edge if `nonempty`. `seen`, `via`, `queue`:
+    scratch arrays of the states' size (seen all False on entry and exit)."""
+    if not nonempty and _goal(dst, n, start, kind, x, f):
+        return np.empty((0, 3), np.int64)
+    head = 0
+    tail = 0
+    queue[tail] = start
+    tail += 1
+    if not nonempty:
+        seen[start] = True
+    end = -1
+    while head < tail and end < 0:
+        u = queue[head]
+        head += 1
+        for t in range(n):
+            d = dst[u * n + t]
+            if d < 0 or seen[d]:
+                continue
+            seen[d] = True
+            via[d] = u * n + t
+            queue[tail] = d
+            tail += 1
+            if _goal(dst, n, d, kind, x, f):
+                end = d
+                break
+    for i in range(tail):
+        seen[queue[i]] = False
+    seen[start] = False
+    if end < 0:
+        raise AssertionError("the witness set is not strongly connected")
+    length = 0
+    v = end
+    while True:
+        length += 1
+        v = via[v] // n
+        if v == start:
+            break
+    path = np.empty((length, 3), np.int64)
+    v = end
+    for i in range(length - 1, -1, -1):
+        u = via[v] // n
+        path[i, 0] = u
+        path[i, 1] = via[v] % n
+        path[i, 2] = v
+        v = u
+    return path
+
+
+@njit(cache=True)
+def _goal(dst, n, s, kind, x, f):
+    if kind == 0:
+        return dst[s * n + x] >= 0
+    if kind == 1:
+        return not (f[s] >> x) & 1
+    return s == x
+
+
+@njit(cache=True)
+def _append(walk, length, path):
+    """`walk` with `path` written from row `length` on (grown if needed)."""
+    if length + path.shape[0] > walk.shape[0]:
+        bigger = np.empty((2 * (length + path.shape[0]), 3), np.int64)
+        bigger[:length] = walk[:length]
+        walk = bigger
+    walk[length : length + path.shape[0]] = path
+    return walk
+
+
+@njit(cache=True)
+def _with_edge(path, s, t, d):
+    out = np.empty((path.shape[0] + 1, 3), np.int64)
+    out[: path.shape[0]] = path
+    out[-1, 0] = s
+    out[-1, 1] = t
+    out[-1, 2] = d
+    return out
+
+
+@njit(cache=True)
+def loop_walk(dst, count, n, members, f, enabled, strong):
+    """A closed walk from members[0] inside the witness set `members` (sorted
+    states) that is a witness itself (progress.core.witness._loop, compiled):
+    every thread stepping inside steps on it; under weak fairness it visits,
+    for each other enabled thread somewhere not fair in the set, a state
+    where that thread is not fair; under strong fairness it takes every fair
+    step from every state it visits. Edges as rows (source, thread,
+    destination) of states of `dst`."""
+    size = members.shape[0]
+    local = np.full(count, -1, np.int64)
+    for i in range(size):
+        local[members[i]] = i
+    sub = np.full(size * n, -1, np.int64)  # the edges inside, renumbered
+    subf = np.empty(size, np.int64)
+    steppers = 0
+    unfair_somewhere = 0
+    for i in range(size):
+        s = members[i]
+        subf[i] = f[s]
+        unfair_somewhere |= ~f[s]
+        for t in range(n):
+            d = dst[s * n + t]
+            if d >= 0 and local[d] >= 0:
+                sub[i * n + t] = local[d]
+                steppers |= 1 << t
+    goals = 0  # weak: threads still to be seen not fair at a visited state
+    if not strong:
+        goals = enabled[members[0]] & ~steppers & unfair_somewhere
+    seen = np.zeros(size, np.bool_)
+    via = np.empty(size, np.int64)
+    queue = np.empty(size, np.int64)
+    visited = np.zeros(size, np.bool_)
+    taken = np.zeros(size * n, np.bool_)
+    pending = np.empty(size * n if strong else 1, np.int64)  # strong: fair steps from visited states
+    npending = 0
+    walk = np.empty((16, 3), np.int64)
+    length = 0
+    current = 0
+    stepped = 0
+    fresh = np.zeros(1, np.int64)
+    while True:
+        for v in fresh:
+            if visited[v]:
+                continue
+            visited[v] = True
+            goals &= subf[v]
+            if strong:
+                for t in range(n):
+                    if (subf[v] >> t) & 1 and sub[v * n + t] >= 0:
+                        pending[npending] = v * n + t
+                        npending += 1
+        remaining = steppers & ~stepped
+        untaken = -1
+        if strong and not remaining:
+            while npending > 0 and untaken < 0:
+                npending -= 1
+                if not taken[pending[npending]]:
+                    untaken = pending[npending]
+        if remaining:
+            thread = 0
+            while not (remaining >> thread) & 1:
+                thread += 1
+            path = _bfs(sub, n, current, 0, thread, subf, False, seen, via, queue)
+            end = path[-1, 2] if path.shape[0] else current
+            path = _with_edge(path, end, thread, sub[end * n + thread])
+        elif goals:
+            goal = 0
+            while not (goals >> goal) & 1:
+                goal += 1
+            path = _bfs(sub, n, current, 1, goal, subf, False, seen, via, queue)
+        elif untaken >= 0:
+            s = untaken // n
+            path = _bfs(sub, n, current, 2, s, subf, False, seen, via, queue)
+            path = _with_edge(path, s, untaken % n, sub[untaken])
+        elif length > 0 and current == 0:
+            out = walk[:length].copy()
+            for i in range(length):
+                out[i, 0] = members[out[i, 0]]
+                out[i, 2] = members[out[i, 2]]
+            return out
+        else:
+            path = _bfs(sub, n, current, 2, 0, subf, length == 0, seen, via, queue)
+        walk = _append(walk, length, path)
+        for i in range(path.shape[0]):
+            stepped |= 1 << path[i, 1]
+            taken[path[i, 0] * n + path[i, 1]] = True
+        length += path.shape[0]
+        fresh = path[:, 2].copy()
+        current = walk[length - 1, 2]

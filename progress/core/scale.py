@@ -30,11 +30,13 @@ from typing import NamedTuple
 import numpy as np
 
 from progress.core import explore_jit as kernels
+from progress.core import scale_lasso
 from progress.core.lift import lift_fails
 from progress.core.packed import Layout, layout
 from progress.core.program import Program
 from progress.core.semantics import compile_program
 from progress.core.symmetry import groups
+from progress.core.witness import Lasso
 from progress.errors import Inconclusive
 from progress.models.base import NONE, STARTED, ProgressModel
 
@@ -56,6 +58,7 @@ class Outcome(NamedTuple):
     states: int
     transitions: int
     reason: str | None = None
+    witness: Lasso | None = None
 
 
 @dataclass(frozen=True)
@@ -100,8 +103,10 @@ def check_large(
     asks: Sequence[tuple[ProgressModel, bool]],
     max_states: int | None = None,
     time_limit: float | None = None,
+    witnesses: bool = False,
 ) -> list[Outcome] | None:
-    """An Outcome per (model, strong?) ask, or None when the program does not fit."""
+    """An Outcome per (model, strong?) ask, or None when the program does not
+    fit; with `witnesses`, each failing one carries its lasso."""
     machine = compile_program(program)
     shape = layout(machine)
     n = machine.n_threads
@@ -112,14 +117,15 @@ def check_large(
         return None
     deadline = None if time_limit is None else time.monotonic() + time_limit
     try:
-        return _decide_all(shape, asks, plans, n, max_states, deadline)
+        return _decide_all(shape, asks, plans, n, max_states, deadline, witnesses)
     except Inconclusive as stop:
         return [Outcome(None, stop.states, 0, stop.reason) for _ in asks]
 
 
-def _decide_all(shape, asks, plans, n, max_states, deadline) -> list[Outcome]:
+def _decide_all(shape, asks, plans, n, max_states, deadline, witnesses) -> list[Outcome]:
     """Containers (`contains`) last, so that they can inherit passes."""
     explored: dict[tuple, Explored] = {}
+    runs: dict[str, Explored] = {}  # the product that decided each model not inherited
     passed: dict[str, tuple[int, int]] = {}  # model passing weak (so strong) -> (states, transitions)
     results: dict[str, tuple[bool, bool, int, int]] = {}
     models = sorted({model.name: model for model, _ in asks}.values(), key=lambda m: bool(m.contains))
@@ -136,15 +142,24 @@ def _decide_all(shape, asks, plans, n, max_states, deadline) -> list[Outcome]:
             run = explored[key] = _explore(shape, plans[model.name], max_states, deadline, _settler(run, sharing, n))
             if not run.complete:  # every sharing model has a strong witness already
                 results.update({m.name: (True, True, run.count, run.transitions) for m in sharing})
+        runs[model.name] = run
         if model.name not in results:
             weak_fail, strong_fail = _verdicts(shape, run, model, n, max_states)
             results[model.name] = (weak_fail, strong_fail, run.count, run.transitions)
         if not results[model.name][0]:
             passed[model.name] = (run.count, run.transitions)
     outcomes = []
+    fair: dict[str, np.ndarray] = {}
     for model, strong in asks:
         weak_fail, strong_fail, states, edges = results[model.name]
-        outcomes.append(Outcome(not (strong_fail if strong else weak_fail), states, edges))
+        fails = strong_fail if strong else weak_fail
+        lasso = None
+        if fails and witnesses:
+            run = runs[model.name]
+            if model.name not in fair:
+                fair[model.name] = _fair(run, model, n)
+            lasso = scale_lasso.lasso(shape, run, model, fair[model.name], strong, n, max_states)
+        outcomes.append(Outcome(not fails, states, edges, witness=lasso))
     return outcomes
 
 

@@ -248,16 +248,23 @@ def _diagnose(
     loop_start: int,
     fairness: str,
 ) -> Lasso:
-    loop_steps = steps[loop_start:]
-    running = tuple(sorted({s.thread for s in loop_steps}))
-    enabled = _threads(lts.enabled[loop[0][0]])
-    starving = tuple(t for t in enabled if t not in running)
-    escapes = tuple(
+    escapes = [
         (loop_start + i, t)
         for i, (s, _, _) in enumerate(loop)
         for t, dst in lts.succ[s]
         if fair[s] >> t & 1 and dst not in inside
-    )
+    ]
+    return diagnosed(steps, loop_start, lts.enabled[loop[0][0]], escapes, fairness)
+
+
+def diagnosed(
+    steps: tuple[LassoStep, ...], loop_start: int, enabled: int, escapes: Iterable[tuple[int, int]], fairness: str
+) -> Lasso:
+    """The Lasso of `steps` whose loop starts at `loop_start`, in a state
+    where the threads of mask `enabled` are enabled; `escapes`: (step, thread)
+    for each fair step from a loop state that leaves the witness set."""
+    running = tuple(sorted({s.thread for s in steps[loop_start:]}))
+    starving = tuple(t for t in _threads(enabled) if t not in running)
     kind = "starvation" if starving else "livelock"
     return Lasso(steps, loop_start, kind, running, starving, tuple(sorted(set(escapes))), fairness)
 
