@@ -5,8 +5,9 @@ on packed states with compiled kernels (issue 22).
 returns per ask an `Outcome`: what `check_program` would report (with
 `witnesses`, the lassos of progress/core/scale_lasso.py); or None when the
 program does not fit (more than packed.MAX_WORDS words of packed state,
-more than MAX_THREADS threads, or a model memory it cannot tabulate). Per query the model's product is explored once and shared by every model on the same
-product; its SCCs are computed once and shared by those models' weak and
+more than MAX_THREADS threads, or a model memory it cannot tabulate).
+Per query the model's product is explored once and shared by every model
+on the same product; its SCCs are computed once and shared by those models' weak and
 strong tests. Reductions (docs/semantics.md section 9):
 
 - memory: NONE and STARTED are machine words; a model's `view` quotients
