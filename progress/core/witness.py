@@ -111,7 +111,10 @@ def _plan(
     are shared by that key."""
     inside = set(members)
     entry = min(members)  # states are numbered breadth first: the closest one
-    prefix = shortest_path(lts, entry)
+    path_key = ("path", id(lts), entry)
+    prefix = plans.get(path_key)
+    if prefix is None:
+        prefix = plans[path_key] = shortest_path(lts, entry)
     steppers = _steppers(lts, inside)
     mask = lts.enabled[entry] & ~steppers if fairness == WEAK else -1
     loop_key = ("loop", id(lts), tuple(members), fairness, tuple([fair[s] & mask for s in members]))
@@ -127,8 +130,7 @@ def _plan(
         for t, dst in succ[s]
         if fair[s] >> t & 1 and dst not in inside
     ]
-    lasso = diagnosed(loop_steps, 0, lts.enabled[loop[0][0]], escapes, fairness)
-    return prefix, loop_steps, (lasso.running, lasso.starving, lasso.escapes, lasso.kind)
+    return prefix, loop_steps, _diagnosis(loop_steps, 0, lts.enabled[loop[0][0]], escapes)
 
 
 def deadlock_lasso(program: ProgramLTS, lts: LTS, fair: list[int], fairness: str, plans: Plans | None = None) -> Lasso:
@@ -250,10 +252,12 @@ def _unwind(parent: dict[int, Edge], start: int, end: int) -> list[Edge]:
 
 
 def _step(program: ProgramLTS, lts: LTS, fair: list[int], state: int, thread: int, cache: Plans) -> LassoStep:
-    key = (id(lts), state, fair[state], thread)
+    """The step, cached by program state (shared by the products over it), F and thread."""
+    origin = lts.origin[state]
+    key = ("step", origin, fair[state], thread)
     step: LassoStep | None = cache.get(key)
     if step is None:
-        raw = program.states[lts.origin[state]]
+        raw = program.states[origin]
         machine = program.machine
         if isinstance(machine, Machine):
             cells = len(machine.locations)
@@ -280,10 +284,18 @@ def diagnosed(
     """The Lasso of `steps` whose loop starts at `loop_start`, in a state
     where the threads of mask `enabled` are enabled; `escapes`: (step, thread)
     for each fair step from a loop state that leaves the witness set."""
+    running, starving, sorted_escapes, kind = _diagnosis(steps, loop_start, enabled, escapes)
+    return Lasso(steps, loop_start, kind, running, starving, sorted_escapes, fairness)
+
+
+def _diagnosis(
+    steps: tuple[LassoStep, ...], loop_start: int, enabled: int, escapes: Iterable[tuple[int, int]]
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...], str]:
+    """`diagnosed`'s running and starving threads, escapes and kind."""
     running = tuple(sorted({s.thread for s in steps[loop_start:]}))
     starving = tuple(t for t in _threads(enabled) if t not in running)
     kind = "starvation" if starving else "livelock"
-    return Lasso(steps, loop_start, kind, running, starving, tuple(sorted(set(escapes))), fairness)
+    return running, starving, tuple(sorted(set(escapes))), kind
 
 
 def _names(threads: Iterable[int], names: tuple[str, ...] = ()) -> str:
