@@ -13,7 +13,9 @@ the weak HSA verdict at even N (progress.back.promela export, spin -a, gcc -O2
 Part 2, the 483 published tests, all 11 verdicts, whole processes, interleaved
 runs: `progress check SUITE` (text, no lassos, as the brute force gives none),
 `progress check SUITE --format json` (with lassos), and tests/brute.py run as
-a script (benchmarks/brute_check.py).
+a script (benchmarks/brute_check.py), every module byte-compiled first.
+The compiled checker's run is repeated with lassos (`witnesses=True`), each
+replayed by tests/brute.py's validator (`lasso_problems`).
 
     python benchmarks/bench_scale.py [--max-n 16] [--runs 7]
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -54,7 +57,8 @@ def child(family: str, n: int, engine: str) -> None:
     queries = queries_for(all_models())
     start = time.perf_counter()
     if engine == "compiled":  # load the compiled kernels (numba's cache) on a 2-thread test first
-        scale.check_large(parse_program(families.mutex(2), "warm.axb"), [(q.model, False) for q in queries])
+        warm = parse_program(families.mutex(2), "warm.axb")  # its HSA lassos load the lasso kernels too
+        scale.check_large(warm, [(q.model, False) for q in queries], witnesses=True)
     loaded = time.perf_counter() - start
     start = time.perf_counter()
     if engine == "compiled":
@@ -66,10 +70,26 @@ def child(family: str, n: int, engine: str) -> None:
     else:
         verdicts = analyze._check_here(program, queries, Budget(1_000_000), False, give_up=False) or ()
     seconds = time.perf_counter() - start
+    lassos: dict = {}
+    if engine == "compiled":  # again, with a lasso per failing verdict, each replayed by tests/brute.py
+        import brute
+
+        asks = [(q.model, q.fairness == "strong") for q in queries]
+        start = time.perf_counter()
+        outcomes = scale.check_large(program, asks, witnesses=True) or []
+        lassos["seconds"] = time.perf_counter() - start
+        shown = [(q, o.witness) for q, o in zip(queries, outcomes) if o.witness is not None]
+        fairness = {"none": "weak"}
+        lassos["lassos"] = len(shown)
+        lassos["valid"] = sum(
+            not brute.lasso_problems(program, q.model.name, fairness.get(q.fairness, q.fairness), w) for q, w in shown
+        )
+        lassos["steps"] = max((len(w.steps) for _, w in shown), default=0)
     print(
         json.dumps(
             {
                 "seconds": seconds,
+                "with_lassos": lassos,
                 "load_s": loaded,
                 "verdicts": "".join({True: "P", False: "F", None: "?"}[v.terminates] for v in verdicts),
                 "states": {v.model: v.states for v in verdicts},
@@ -149,8 +169,13 @@ def suite_part(runs: int) -> dict:
             str(SUITE),
         ],
     }
+    # Byte-compile explicitly: under PYTHONDONTWRITEBYTECODE (set on this
+    # machine) imports never write .pyc, and every run would compile its
+    # modules again (pip install compiles them; so does a default Python).
+    sources = [REPO / d for d in ("progress", "models", "synth", "benchmarks")] + [REPO / "tests" / "brute.py"]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *map(str, sources)], check=True, capture_output=True)
     for command in commands.values():
-        timed(command)  # warm the file cache and byte-compile
+        timed(command)  # warm the file cache
     times: dict[str, list[float]] = {name: [] for name in commands}
     outputs: dict[str, set[bytes]] = {name: set() for name in commands}
     for _ in range(runs):  # interleaved, so that load changes hit every command alike
@@ -187,7 +212,7 @@ def main() -> None:
     if args.child:
         child(args.child[0], int(args.child[1]), args.child[2])
         return
-    result = {"meta": run_meta("bench_scale.py")}
+    result = {"meta": run_meta("bench_scale.py"), "no_bytecode_env": os.environ.get("PYTHONDONTWRITEBYTECODE", "")}
     result["suite"] = suite_part(args.runs)
     result["families"] = families_part(args.max_n, args.limit, args.python_limit, args.spin_limit)
     result["meta_end"] = run_meta("bench_scale.py")

@@ -36,7 +36,9 @@ def markdown(result: dict) -> str:
     lines += [
         "",
         "The brute force prints verdicts only, like the text table; the JSON run also builds a lasso for",
-        "each of the 3,410 failing verdicts. Checking the suite loads no numpy or numba",
+        "each of the 3,410 failing verdicts. Every module was byte-compiled before the runs",
+        f"(PYTHONDONTWRITEBYTECODE={result.get('no_bytecode_env', '')!r} here: imports write no .pyc).",
+        "Checking the suite loads no numpy or numba",
         "(tests/test_check_imports.py): every published test stays below the 50,000 states at which",
         "`check_program` hands over to the compiled checker.",
     ]
@@ -53,10 +55,12 @@ def markdown(result: dict) -> str:
         "HSA+OBE: inherited from OBE when OBE passes; a failing product may stop early).",
         "python: the unreduced Python checker (same verdicts?, time); SPIN: weak HSA, no partial-order",
         "reduction (export + spin -a + gcc + pan), agreement with our weak HSA verdict.",
+        "lassos: the compiled check again with a lasso per failing verdict (time; lassos valid by",
+        "tests/brute.py's validator / lassos; the longest, in steps).",
         "",
-        "| test | verdicts | compiled (s) | peak MiB | states HSA / OBE / HSA+OBE / LOBE / fair "
-        "| python (s) | SPIN HSA weak (s) |",
-        "|---|---|---:|---:|---|---:|---:|",
+        "| test | verdicts | compiled (s) | with lassos (s) | valid / lassos (steps) | peak MiB "
+        "| states HSA / OBE / HSA+OBE / LOBE / fair | python (s) | SPIN HSA weak (s) |",
+        "|---|---|---:|---:|---:|---:|---|---:|---:|",
     ]
     for row in result["families"]:
         lines.append(_family_row(row))
@@ -70,8 +74,7 @@ def markdown(result: dict) -> str:
         "has up to 3^16 + 16 x 3^15, about 2.7e8, unreduced states (each thread unstarted, spinning, holding",
         "or done), its OBE orbit quotient 273. HSA's and the barrier's HSA+OBE counts near 70,000-80,000",
         "are early stops (a strong witness among the first 2^16 states, docs/semantics.md section 9.1).",
-        "Ticket 16 needs 126 bits of",
-        "packed state (46 instructions a thread) and goes back to the Python checker.",
+        "Ticket 16 needs 126 bits of packed state (46 instructions a thread): three 62-bit words.",
         "",
     ]
     return "\n".join(lines)
@@ -99,7 +102,10 @@ def _targets(rows: list[dict]) -> list[str]:
     same = sum(r["python"]["verdicts"] == r["compiled"]["verdicts"] for r in python)
     spin = [r for r in rows if r.get("spin_hsa_weak") and "terminates" in r["spin_hsa_weak"] and r["compiled"]]
     agree = sum(r["spin_hsa_weak"]["terminates"] is (r["compiled"]["verdicts"][3] == "P") for r in spin)
+    lassoed = [r["compiled"]["with_lassos"] for r in rows if r["compiled"] and r["compiled"].get("with_lassos")]
     lines += [
+        f"- lassos: {sum(x['valid'] for x in lassoed)} of {sum(x['lassos'] for x in lassoed)} valid "
+        "(tests/brute.py's validator), every failing verdict of every test with one",
         f"- the unreduced Python checker finished {len(python)} of the tests: same 11 verdicts on {same}",
         f"- SPIN finished {len(spin)} weak HSA checks: agrees with ours on {agree}",
     ]
@@ -114,16 +120,19 @@ def _family_row(row: dict) -> str:
     compiled = row["compiled"]
     name = f"{row['family']} {row['n']}"
     if compiled is None:
-        return f"| {name} | | >limit | | | | |"
+        return f"| {name} | | >limit | | | | | | |"
     if not compiled["verdicts"]:
-        return f"| {name} | more than 124 bits of packed state: not taken (check_program's) | | | | | |"
+        return f"| {name} | does not fit the packed format: not taken (check_program's) | | | | | | | |"
     states = compiled["states"]
     counts = " / ".join(f"{states[m]:,}" for m in ("HSA", "OBE", "HSA+OBE", "LOBE", "fair"))
     python = _python(row["python"], compiled["verdicts"]) if "python" in row else "-"
     spin = _spin(row["spin_hsa_weak"], compiled["verdicts"][3] == "P") if "spin_hsa_weak" in row else "-"
+    lassos = compiled.get("with_lassos") or {}
+    shown = f"{lassos['valid']} / {lassos['lassos']} ({lassos['steps']})" if lassos else "-"
+    with_lassos = f"{lassos['seconds']:.2f}" if lassos else "-"
     return (
-        f"| {name} | {compiled['verdicts']} | {compiled['seconds']:.2f} | {compiled['peak_mib']:.0f} | "
-        f"{counts} | {python} | {spin} |"
+        f"| {name} | {compiled['verdicts']} | {compiled['seconds']:.2f} | {with_lassos} | {shown} | "
+        f"{compiled['peak_mib']:.0f} | {counts} | {python} | {spin} |"
     )
 
 

@@ -24,7 +24,7 @@ from progress.models.base import ProgressModel
 NO_FAIRNESS = "none"
 LARGE = 50_000
 """An LTS of more states sends the program to the compiled checker
-(progress/core/scale.py: verdicts without lassos); smaller tests stay here,
+(progress/core/scale.py, lassos by progress/core/scale_lasso.py); smaller tests stay here,
 without numba's start-up."""
 FAIRNESSES = (WEAK, STRONG)
 
@@ -77,14 +77,14 @@ def check_program(
     witnesses: bool = True,
 ) -> TestReport:
     """Every query's verdict; an LTS past LARGE states hands the program to
-    the compiled checker (no lassos) unless `max_states` is at most LARGE,
+    the compiled checker unless `max_states` is at most LARGE,
     and back here with the caller's bounds if it does not fit there."""
     digest = canonical_hash(program)
     if max_states is None or max_states > LARGE:
         budget = Budget(LARGE, time_limit)
         verdicts = _check_here(program, queries, budget, witnesses)
         if verdicts is None:
-            verdicts = _check_large(program, queries, max_states, budget)
+            verdicts = _check_large(program, queries, max_states, budget, witnesses)
         if verdicts is not None:
             return TestReport(program, digest, tuple(verdicts))
         if _out_of_time(budget):
@@ -119,7 +119,7 @@ def _out_of_time(budget: Budget) -> bool:
 
 
 def _check_large(
-    program: Program, queries: list[Query], max_states: int | None, budget: Budget
+    program: Program, queries: list[Query], max_states: int | None, budget: Budget, witnesses: bool
 ) -> list[Verdict] | None:
     """The compiled checker's verdicts once an LTS passed LARGE states (None:
     out of time, or the program does not fit it)."""
@@ -129,11 +129,11 @@ def _check_large(
 
     left = None if budget.deadline is None else budget.deadline - time.monotonic()
     asks = [(q.model, q.fairness == STRONG) for q in queries]
-    outcomes = check_large(program, asks, max_states, left)
+    outcomes = check_large(program, asks, max_states, left, witnesses)
     if outcomes is None:
         return None
     return [
-        Verdict(q.model.name, q.fairness, o.terminates, o.states, o.transitions, reason=o.reason)
+        Verdict(q.model.name, q.fairness, o.terminates, o.states, o.transitions, o.witness, o.reason)
         for q, o in zip(queries, outcomes)
     ]
 

@@ -12,6 +12,9 @@ here in Python and decided by progress.core.check.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
 import numpy as np
 
 from progress.core.check import cycles, strong_witness, weak_witness
@@ -25,33 +28,54 @@ MAX_LIFT = 1 << 22
 """States of one lift beyond which the check is inconclusive (without a state bound)."""
 
 
+class Lifted(NamedTuple):
+    """The lift of one quotient SCC from its quotient state `state`: `lts`
+    (its last state stands for every state outside), F per state, the
+    concrete (key, memory word) of each other state, and the states of a
+    weak and of a strong witness in it (None: there is none)."""
+
+    state: int
+    lts: LTS
+    fair: list[int]
+    order: list[tuple[int, Any]]
+    weak: list[int] | None
+    strong: list[int] | None
+
+
 def lift_fails(shape: Layout, run, model: ProgressModel, max_states: int | None) -> tuple[bool, bool]:
     """(weak_fail, strong_fail) over the lifts of the cyclic SCCs of `run`
     (a progress.core.scale.Explored) that have a non-exact edge inside."""
+    weak = False
+    for lifted in lifts(shape, run, model, max_states):
+        if lifted.strong is not None:
+            return True, True
+        weak = weak or lifted.weak is not None
+    return weak, False
+
+
+def lifts(shape: Layout, run, model: ProgressModel, max_states: int | None) -> Iterator[Lifted]:
+    """The lift of each cyclic SCC of `run` with a non-exact edge inside,
+    from its lowest state, in the order of those states."""
     comp, _, cyclic, _, _, inexact = run.sccs
     targets = np.flatnonzero(cyclic & inexact)
     members = np.flatnonzero(np.isin(comp, targets))
     owners = comp[members].tolist()
-    keys = [shape.join(low, high) for low, high in zip(run.keys0[members].tolist(), run.keys1[members].tolist())]
+    keys = [shape.join(row) for row in run.keys[members].tolist()]
     where = dict(zip(zip(keys, run.mems[members].tolist()), owners))
     first: dict[int, int] = {}
     for state, owner in zip(members.tolist(), owners):
         first.setdefault(owner, state)
-    weak = False
     cap = MAX_LIFT if max_states is None else max_states
-    for owner, state in sorted(first.items()):
-        start = (shape.join(int(run.keys0[state]), int(run.keys1[state])), int(run.mems[state]))
-        lts, fair = _lift(shape, run.product, model, where, owner, start, cap)
+    for state, owner in sorted((state, owner) for owner, state in first.items()):
+        start = (shape.join(run.keys[state].tolist()), int(run.mems[state]))
+        lts, fair, order = _lift(shape, run.product, model, where, owner, start, cap)
         found = cycles(lts)
-        if strong_witness(lts, fair, found) is not None:
-            return True, True
-        weak = weak or weak_witness(lts, fair, found) is not None
-    return weak, False
+        yield Lifted(state, lts, fair, order, weak_witness(lts, fair, found), strong_witness(lts, fair, found))
 
 
 def _lift(shape: Layout, product, model: ProgressModel, where: dict, owner: int, start: tuple[int, int], cap: int):
     """The lift from `start` as an LTS whose last state stands for every
-    state outside it, with F per state."""
+    state outside it, with F per state, and its states but the last."""
     lengths = shape.machine.lengths
     n = len(lengths)
     index = {start: 0}
@@ -78,4 +102,4 @@ def _lift(shape: Layout, product, model: ProgressModel, where: dict, owner: int,
     enabled = [shape.enabled(key) for key, _ in order] + [0]
     fair = [model.fair(e, product.value(m), n) for e, (_, m) in zip(enabled, order)] + [0]
     size = outside + 1
-    return LTS(succ, list(range(size)), [None] * size, enabled, [None] * size), fair
+    return LTS(succ, list(range(size)), [None] * size, enabled, [None] * size), fair, order

@@ -2,10 +2,12 @@
 
 Each location holds the index of its value among the values it can ever
 hold (its initial value first, then the values stored to it), each thread
-its pc; fields sit side by side, locations first, in `WORDS` words of
-`WORD_BITS` bits (no field straddles two words; field f starts at bit
-`offsets[f]` of the whole key, word `offsets[f] // 64`). A program whose
-fields do not fit has no layout. Pure Python: the
+its pc; fields sit side by side, locations first, in as many words of
+`WORD_BITS` bits as they need, at most `MAX_WORDS` (no field straddles two
+words; field f starts at bit `offsets[f]` of the whole key, word
+`offsets[f] // 64`). A program whose fields do not fit has no layout. The
+key's bits above 62 in each word stay 0, so every word is a non-negative
+int64. Pure Python: the
 compiled explorer (progress/core/explore_jit.py) reads the same layout from
 `Layout.arrays()`-style tuples and steps keys exactly as `step` does.
 """
@@ -16,7 +18,8 @@ from dataclasses import dataclass
 
 from progress.core.semantics import Machine
 
-WORDS = 2
+MAX_WORDS = 8
+"""The widest key: 8 x 62 = 496 bits (ticket 16 needs 126)."""
 WORD_BITS = 62
 
 
@@ -33,17 +36,19 @@ class Layout:
     code: tuple[tuple[int, int, int, int, int], ...]
     bases: tuple[int, ...]
     initial: int
+    n_words: int = 1
 
     @property
     def n_locations(self) -> int:
         return len(self.domains)
 
-    def words(self, key: int) -> tuple[int, int]:
-        """The key as the compiled explorer holds it: two int64 words."""
-        return key & ((1 << 64) - 1), key >> 64
+    def words(self, key: int) -> tuple[int, ...]:
+        """The key as the compiled explorer holds it: `n_words` int64 words, lowest first."""
+        return tuple((key >> (64 * w)) & ((1 << 64) - 1) for w in range(self.n_words))
 
-    def join(self, low: int, high: int) -> int:
-        return low | (high << 64)
+    def join(self, words) -> int:
+        """The key of `words` (the inverse of `words`)."""
+        return sum(int(word) << (64 * w) for w, word in enumerate(words))
 
     def field(self, key: int, index: int) -> int:
         return (key >> self.offsets[index]) & ((1 << self.widths[index]) - 1)
@@ -95,17 +100,20 @@ def state_bound(machine: Machine) -> int:
     return bound
 
 
-def layout(machine: Machine) -> Layout | None:
-    """The packed layout of `machine`, or None when its fields do not fit."""
+def layout(machine: Machine, word_bits: int = WORD_BITS, max_words: int = MAX_WORDS) -> Layout | None:
+    """The packed layout of `machine`, or None when its fields do not fit
+    in `max_words` words of `word_bits` bits (narrower words: tests force
+    keys of many words on small programs)."""
     domains: list[list[int]] = [[value] for value in machine.initial[: len(machine.locations)]]
     for thread in machine.code:
         for loc, _, _, xchg, val in thread:
             if xchg and val not in domains[loc]:
                 domains[loc].append(val)
     widths = [(len(d) - 1).bit_length() for d in domains] + [length.bit_length() for length in machine.lengths]
-    offsets = _place(widths)
+    offsets = _place(widths, word_bits, max_words)
     if offsets is None:
         return None
+    n_words = 1 + max((o // 64 for o in offsets), default=0)
     code = []
     for thread in machine.code:
         for loc, cmp, target, xchg, val in thread:
@@ -114,17 +122,20 @@ def layout(machine: Machine) -> Layout | None:
             code.append((loc, cmp_index, target, int(xchg), domain.index(val) if xchg else 0))
     bases = tuple(sum(machine.lengths[:t]) for t in range(len(machine.lengths)))
     frozen = tuple(tuple(d) for d in domains)
-    shape = Layout(machine, frozen, tuple(offsets), tuple(widths), tuple(code), bases, 0)
-    return Layout(machine, frozen, tuple(offsets), tuple(widths), tuple(code), bases, shape.pack(machine.initial))
+    shape = Layout(machine, frozen, tuple(offsets), tuple(widths), tuple(code), bases, 0, n_words)
+    initial = shape.pack(machine.initial)
+    return Layout(machine, frozen, tuple(offsets), tuple(widths), tuple(code), bases, initial, n_words)
 
 
-def _place(widths: list[int]) -> list[int] | None:
+def _place(widths: list[int], word_bits: int, max_words: int) -> list[int] | None:
     """Field offsets, filling word after word; None if they do not fit."""
+    if not 0 < word_bits <= WORD_BITS:
+        raise ValueError(f"words of {word_bits} bits: 1 to {WORD_BITS}")
     offsets, word, used = [], 0, 0
     for width in widths:
-        if used + width > WORD_BITS:
+        if used + width > word_bits:
             word, used = word + 1, 0
-            if word == WORDS or width > WORD_BITS:
+            if word == max_words or width > word_bits:
                 return None
         offsets.append(64 * word + used)
         used += width

@@ -2,11 +2,12 @@
 on packed states with compiled kernels (issue 22).
 
 `check_large(program, asks, ...)`, asks being (model, strong?) pairs,
-returns per ask an `Outcome`: what `check_program` would report, minus the
-lassos; or None when the program does not fit (more than 124 bits of
-packed state, more than MAX_THREADS threads, or a model memory it cannot
-tabulate). Per query the model's product is explored once and shared by every model on the same
-product; its SCCs are computed once and shared by those models' weak and
+returns per ask an `Outcome`: what `check_program` would report (with
+`witnesses`, the lassos of progress/core/scale_lasso.py); or None when the
+program does not fit (more than packed.MAX_WORDS words of packed state,
+more than MAX_THREADS threads, or a model memory it cannot tabulate).
+Per query the model's product is explored once and shared by every model
+on the same product; its SCCs are computed once and shared by those models' weak and
 strong tests. Reductions (docs/semantics.md section 9):
 
 - memory: NONE and STARTED are machine words; a model's `view` quotients
@@ -30,11 +31,13 @@ from typing import NamedTuple
 import numpy as np
 
 from progress.core import explore_jit as kernels
+from progress.core import scale_lasso
 from progress.core.lift import lift_fails
 from progress.core.packed import Layout, layout
 from progress.core.program import Program
 from progress.core.semantics import compile_program
 from progress.core.symmetry import groups
+from progress.core.witness import Lasso
 from progress.errors import Inconclusive
 from progress.models.base import NONE, STARTED, ProgressModel
 
@@ -56,6 +59,7 @@ class Outcome(NamedTuple):
     states: int
     transitions: int
     reason: str | None = None
+    witness: Lasso | None = None
 
 
 @dataclass(frozen=True)
@@ -83,8 +87,7 @@ class Product:
 class Explored:
     product: Product
     count: int
-    keys0: np.ndarray
-    keys1: np.ndarray
+    keys: np.ndarray  # (count, words)
     mems: np.ndarray
     dst: np.ndarray
     enabled: np.ndarray
@@ -101,8 +104,10 @@ def check_large(
     asks: Sequence[tuple[ProgressModel, bool]],
     max_states: int | None = None,
     time_limit: float | None = None,
+    witnesses: bool = False,
 ) -> list[Outcome] | None:
-    """An Outcome per (model, strong?) ask, or None when the program does not fit."""
+    """An Outcome per (model, strong?) ask, or None when the program does not
+    fit; with `witnesses`, each failing one carries its lasso."""
     machine = compile_program(program)
     shape = layout(machine)
     n = machine.n_threads
@@ -113,14 +118,15 @@ def check_large(
         return None
     deadline = None if time_limit is None else time.monotonic() + time_limit
     try:
-        return _decide_all(shape, asks, plans, n, max_states, deadline)
+        return _decide_all(shape, asks, plans, n, max_states, deadline, witnesses)
     except Inconclusive as stop:
         return [Outcome(None, stop.states, 0, stop.reason) for _ in asks]
 
 
-def _decide_all(shape, asks, plans, n, max_states, deadline) -> list[Outcome]:
+def _decide_all(shape, asks, plans, n, max_states, deadline, witnesses) -> list[Outcome]:
     """Containers (`contains`) last, so that they can inherit passes."""
     explored: dict[tuple, Explored] = {}
+    runs: dict[str, Explored] = {}  # the product that decided each model not inherited
     passed: dict[str, tuple[int, int]] = {}  # model passing weak (so strong) -> (states, transitions)
     results: dict[str, tuple[bool, bool, int, int]] = {}
     models = sorted({model.name: model for model, _ in asks}.values(), key=lambda m: bool(m.contains))
@@ -137,15 +143,24 @@ def _decide_all(shape, asks, plans, n, max_states, deadline) -> list[Outcome]:
             run = explored[key] = _explore(shape, plans[model.name], max_states, deadline, _settler(run, sharing, n))
             if not run.complete:  # every sharing model has a strong witness already
                 results.update({m.name: (True, True, run.count, run.transitions) for m in sharing})
+        runs[model.name] = run
         if model.name not in results:
             weak_fail, strong_fail = _verdicts(shape, run, model, n, max_states)
             results[model.name] = (weak_fail, strong_fail, run.count, run.transitions)
         if not results[model.name][0]:
             passed[model.name] = (run.count, run.transitions)
     outcomes = []
+    fair: dict[str, np.ndarray] = {}
     for model, strong in asks:
         weak_fail, strong_fail, states, edges = results[model.name]
-        outcomes.append(Outcome(not (strong_fail if strong else weak_fail), states, edges))
+        fails = strong_fail if strong else weak_fail
+        lasso = None
+        if fails and witnesses:
+            run = runs[model.name]
+            if model.name not in fair:
+                fair[model.name] = _fair(run, model, n)
+            lasso = scale_lasso.lasso(shape, run, model, fair[model.name], strong, n, max_states)
+        outcomes.append(Outcome(not fails, states, edges, witness=lasso))
     return outcomes
 
 
@@ -229,20 +244,23 @@ def _arrays(shape: Layout) -> tuple:
     return (code, np.array(shape.bases, np.int64), lengths, (word, shift, masks, shape.n_locations))
 
 
-_PER_STATE = (1, 1, 1, -1, -1, 1)  # keys0, keys1, mems, dst, exact, enabled: entries per state (-1: n)
+_PER_STATE = (1, -1, -1, 1)  # mems, dst, exact, enabled: entries per state (-1: n)
 
 
-def _space(capacity: int, n: int) -> tuple:
-    """Arrays for `capacity` states and a table of 2 to 4 slots per state."""
+def _space(capacity: int, n: int, words: int) -> tuple:
+    """Arrays for `capacity` states (keys: a row of `words` words each) and
+    a table of 2 to 4 slots per state."""
     slots = 1 << (2 * capacity - 1).bit_length()
-    types = (np.int64, np.int64, np.int64, np.int32, np.uint8, np.int64)
+    types = (np.int64, np.int32, np.uint8, np.int64)
     states = tuple(np.empty(capacity * (n if k < 0 else k), t) for k, t in zip(_PER_STATE, types))
-    return (*states, np.full(slots, -1, np.int32))
+    return (np.empty((capacity, words), np.int64), *states, np.full(slots, -1, np.int32))
 
 
 def _grow(space: tuple, count: int, n: int) -> tuple:
-    bigger = _space(2 * space[0].shape[0], n)
-    for old, new, per in zip(space, bigger, _PER_STATE):
+    keys = space[0]
+    bigger = _space(2 * keys.shape[0], n, keys.shape[1])
+    bigger[0][:count] = keys[:count]
+    for old, new, per in zip(space[1:], bigger[1:], _PER_STATE):
         width = n if per < 0 else per
         new[: count * width] = old[: count * width]
     kernels.rehash(bigger, count)
@@ -257,9 +275,9 @@ def _explore(shape: Layout, plan: Product, max_states: int | None, deadline: flo
     sizes = [len(g) for g in plan.groups]
     gstart = np.array([0, *np.cumsum(sizes)], np.int64) if sizes else np.zeros(1, np.int64)
     gmembers = np.array([t for g in plan.groups for t in g] or [0], np.int64)
-    space = _space(1 << 12, n)
-    space[0][0], space[1][0] = shape.words(shape.initial)
-    space[2][0] = 0
+    space = _space(1 << 12, n, shape.n_words)
+    space[0][0] = shape.words(shape.initial)
+    space[1][0] = 0
     kernels.rehash(space, 1)
     limit = (1 << 62) if max_states is None else max_states
     status, s, count, look = kernels.CHUNK, 0, 1, FIRST_LOOK
@@ -283,13 +301,14 @@ def _explore(shape: Layout, plan: Product, max_states: int | None, deadline: flo
 def _finish(plan: Product, space: tuple, expanded: int, count: int, n: int, complete: bool = True) -> Explored:
     """The first `count` states as an Explored; states from `expanded` on
     have not been expanded and get no edges (copies: `space` goes on)."""
-    keys0, keys1, mems, dst, exact, enabled = (a[: count * (n if k < 0 else k)] for a, k in zip(space, _PER_STATE))
+    keys = space[0][:count]
+    mems, dst, exact, enabled = (a[: count * (n if k < 0 else k)] for a, k in zip(space[1:], _PER_STATE))
     if not complete:
         dst, enabled = dst.copy(), enabled.copy()
         dst[expanded * n :] = -1
         enabled[expanded:] = 0
     sccs = kernels.components(dst, exact, count, n)
-    return Explored(plan, count, keys0, keys1, mems, dst, enabled, sccs, complete)
+    return Explored(plan, count, keys, mems, dst, enabled, sccs, complete)
 
 
 def _fair(run: Explored, model: ProgressModel, n: int) -> np.ndarray:

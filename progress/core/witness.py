@@ -86,19 +86,51 @@ def build_lasso(
     key = (id(lts), id(members), fairness, fair_key)
     plan = plans.get(key)
     if plan is None:
-        inside = set(members)
-        entry = min(members)  # states are numbered breadth first: the closest one
-        prefix = shortest_path(lts, entry)
-        plan = plans[key] = (prefix, _loop(lts, fair, inside, entry, fairness), inside, members)
-    prefix, loop, inside, _ = plan
+        plan = plans[key] = _plan(program, lts, fair, members, fairness, plans)
+    prefix, loop_steps, diagnosis = plan
     full_key = (key, tuple([fair[s] for s, _, _ in prefix]))
     lasso: Lasso | None = plans.get(full_key)
     if lasso is None:
-        steps = tuple([_step(program, lts, fair, s, t, plans) for s, t, _ in prefix + loop])
-        lasso = plans[full_key] = _diagnose(lts, fair, inside, steps, loop, len(prefix), fairness)
+        steps = tuple([_step(program, lts, fair, s, t, plans) for s, t, _ in prefix]) + loop_steps
+        running, starving, escapes, kind = diagnosis
+        lasso = plans[full_key] = Lasso(steps, len(prefix), kind, running, starving, escapes, fairness)
         if not isinstance(program.machine, Machine):
             lasso = plans[full_key] = replace(lasso, names=_unit_names(program))
     return lasso
+
+
+def _plan(
+    program: ProgramLTS, lts: LTS, fair: list[int], members: list[int], fairness: str, plans: Plans
+) -> tuple[
+    list[Edge], tuple[LassoStep, ...], tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...], str]
+]:
+    """What a lasso of `members` keeps whatever F is along its stem: the stem,
+    the loop's steps and its diagnosis (`diagnosed`'s fields). The loop
+    depends on F only on the members, and under weak fairness only on the
+    bits of the threads enabled at the entry that step nowhere inside: loops
+    are shared by that key."""
+    inside = set(members)
+    entry = min(members)  # states are numbered breadth first: the closest one
+    path_key = ("path", id(lts), entry)
+    prefix = plans.get(path_key)
+    if prefix is None:
+        prefix = plans[path_key] = shortest_path(lts, entry)
+    steppers = _steppers(lts, inside)
+    mask = lts.enabled[entry] & ~steppers if fairness == WEAK else -1
+    loop_key = ("loop", id(lts), tuple(members), fairness, tuple([fair[s] & mask for s in members]))
+    loop = plans.get(loop_key)
+    if loop is None:
+        loop = plans[loop_key] = _loop(lts, fair, inside, entry, fairness, steppers)
+    loop_steps = tuple([_step(program, lts, fair, s, t, plans) for s, t, _ in loop])
+    start = len(prefix)
+    succ = lts.succ
+    escapes = [
+        (start + i, t)
+        for i, (s, _, _) in enumerate(loop)
+        for t, dst in succ[s]
+        if fair[s] >> t & 1 and dst not in inside
+    ]
+    return prefix, loop_steps, _diagnosis(loop_steps, 0, lts.enabled[loop[0][0]], escapes)
 
 
 def deadlock_lasso(program: ProgramLTS, lts: LTS, fair: list[int], fairness: str, plans: Plans | None = None) -> Lasso:
@@ -129,18 +161,23 @@ def _unit_names(program: ProgramLTS) -> tuple[str, ...]:
     return tuple(machine.unit_name(u) for u in range(len(machine.groups)))
 
 
-def _loop(lts: LTS, fair: list[int], inside: set[int], entry: int, fairness: str) -> list[Edge]:
+def _steppers(lts: LTS, inside: set[int]) -> int:
+    """The threads that step on some edge inside `inside`."""
+    steppers = 0
+    for s in inside:
+        for t, d in lts.succ[s]:
+            if d in inside:
+                steppers |= 1 << t
+    return steppers
+
+
+def _loop(lts: LTS, fair: list[int], inside: set[int], entry: int, fairness: str, steppers: int) -> list[Edge]:
     """A closed walk from `entry` inside the witness set that is a witness
     itself: every thread stepping inside steps on it; under weak fairness it
     visits, for each other enabled thread fair somewhere in the set, a state
     where that thread is not fair; under strong fairness it takes every fair
-    step from every state it visits."""
+    step from every state it visits; `steppers`: `_steppers(lts, inside)`."""
     succ = lts.succ
-    steppers = 0
-    for s in inside:
-        for t, d in succ[s]:
-            if d in inside:
-                steppers |= 1 << t
     enabled = lts.enabled[entry]
     unfair_goals = []
     if fairness == WEAK:
@@ -215,10 +252,12 @@ def _unwind(parent: dict[int, Edge], start: int, end: int) -> list[Edge]:
 
 
 def _step(program: ProgramLTS, lts: LTS, fair: list[int], state: int, thread: int, cache: Plans) -> LassoStep:
-    key = (id(lts), state, fair[state], thread)
+    """The step, cached by program state (shared by the products over it), F and thread."""
+    origin = lts.origin[state]
+    key = ("step", origin, fair[state], thread)
     step: LassoStep | None = cache.get(key)
     if step is None:
-        raw = program.states[lts.origin[state]]
+        raw = program.states[origin]
         machine = program.machine
         if isinstance(machine, Machine):
             cells = len(machine.locations)
@@ -239,27 +278,24 @@ def _threads(mask: int) -> tuple[int, ...]:
     return tuple(t for t in range(mask.bit_length()) if mask >> t & 1)
 
 
-def _diagnose(
-    lts: LTS,
-    fair: list[int],
-    inside: set[int],
-    steps: tuple[LassoStep, ...],
-    loop: list[Edge],
-    loop_start: int,
-    fairness: str,
+def diagnosed(
+    steps: tuple[LassoStep, ...], loop_start: int, enabled: int, escapes: Iterable[tuple[int, int]], fairness: str
 ) -> Lasso:
-    loop_steps = steps[loop_start:]
-    running = tuple(sorted({s.thread for s in loop_steps}))
-    enabled = _threads(lts.enabled[loop[0][0]])
-    starving = tuple(t for t in enabled if t not in running)
-    escapes = tuple(
-        (loop_start + i, t)
-        for i, (s, _, _) in enumerate(loop)
-        for t, dst in lts.succ[s]
-        if fair[s] >> t & 1 and dst not in inside
-    )
+    """The Lasso of `steps` whose loop starts at `loop_start`, in a state
+    where the threads of mask `enabled` are enabled; `escapes`: (step, thread)
+    for each fair step from a loop state that leaves the witness set."""
+    running, starving, sorted_escapes, kind = _diagnosis(steps, loop_start, enabled, escapes)
+    return Lasso(steps, loop_start, kind, running, starving, sorted_escapes, fairness)
+
+
+def _diagnosis(
+    steps: tuple[LassoStep, ...], loop_start: int, enabled: int, escapes: Iterable[tuple[int, int]]
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...], str]:
+    """`diagnosed`'s running and starving threads, escapes and kind."""
+    running = tuple(sorted({s.thread for s in steps[loop_start:]}))
+    starving = tuple(t for t in _threads(enabled) if t not in running)
     kind = "starvation" if starving else "livelock"
-    return Lasso(steps, loop_start, kind, running, starving, tuple(sorted(set(escapes))), fairness)
+    return running, starving, tuple(sorted(set(escapes))), kind
 
 
 def _names(threads: Iterable[int], names: tuple[str, ...] = ()) -> str:
