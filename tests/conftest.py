@@ -16,6 +16,19 @@ SHARED = Path(os.environ.get("PROGRESS_SHARED") or REPO.parent / "shared")
 OOPSLA = SHARED / "data" / "oopsla21"
 
 
+def _write_bytecode() -> None:
+    """Let this process and the `progress` processes the tests start write and
+    reuse .pyc files. Where PYTHONDONTWRITEBYTECODE is set (this workplace sets
+    it), every subprocess compiled every module it imports again: about 0.1 s
+    of each of the suite's hundreds of `progress` runs. Only where the bytes
+    are cached changes, not what runs."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
+
+
+_write_bytecode()
+
+
 def _numba_cache_per_worker() -> None:
     """Give each pytest-xdist worker (and the processes its tests start) its own numba cache.
 

@@ -34,7 +34,7 @@ SETTINGS = dict(
     derandomize=True,
     deadline=None,
     database=None,
-    max_examples=60,
+    max_examples=30,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 

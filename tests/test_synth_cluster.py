@@ -66,9 +66,9 @@ def cluster(tmp_path):
         for process in reversed(processes):
             if process.poll() is None:
                 process.terminate()
-        for process in processes:
+        for process in processes:  # dask's processes end within a second or two of SIGTERM; once one took 20 s
             try:
-                process.wait(timeout=20)
+                process.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
