@@ -162,7 +162,7 @@ def every_reader_agrees(text: str) -> bool:
     return True
 
 
-@settings(max_examples=800, derandomize=True, deadline=None)
+@settings(max_examples=400, derandomize=True, deadline=None)
 @given(st.one_of(axb_text(), axb_text(), mutated()))
 def test_every_reader_gives_the_parsers_answer_or_none(text):
     taken = every_reader_agrees(text)
