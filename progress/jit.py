@@ -16,6 +16,7 @@ be made (a read-only home), numba keeps its own default; one that another
 user could write is refused (`cache.UnsafeCache`, exit 2).
 """
 
+import fcntl
 import os
 from pathlib import Path
 
@@ -35,8 +36,41 @@ def cache_dir() -> Path | None:
         return None
 
 
+def serialize_cache_saves() -> bool:
+    """Make numba's cache saves safe between processes; False where this numba
+    has no such method to wrap (then two processes must not share a cache).
+
+    numba saves a compiled signature by reading the function's index file,
+    picking the first data-file name the index does not list, and rewriting
+    the index, without a lock: two processes that save two signatures of one
+    function at the same moment both pick `name.1.nbc`, and the index can then
+    name the other signature's code. Each save here holds an exclusive
+    `flock` on `.lock` in the cache's folder, so the read-pick-write is atomic
+    among the processes that share it (`progress synth`'s workers, the test
+    suite's). Loads take no lock: numba writes both files by rename."""
+    from numba.core import caching
+
+    cache_file = getattr(caching, "IndexDataCacheFile", None)
+    original = getattr(cache_file, "save", None)
+    if original is None:
+        return False
+    if getattr(original, "serialized", False):
+        return True
+
+    def save(self, key, data):
+        with open(os.path.join(self._cache_path, ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            original(self, key, data)
+
+    save.serialized = True  # type: ignore[attr-defined]
+    cache_file.save = save  # type: ignore[union-attr]
+    return True
+
+
 _directory = cache_dir()
 if _directory is not None:
     numba.config.CACHE_DIR = str(_directory)  # type: ignore[attr-defined]
+SHARED_CACHE_SAFE = serialize_cache_saves()
+"""Whether processes may share one cache directory (see serialize_cache_saves)."""
 
 __all__ = ["njit"]

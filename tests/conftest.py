@@ -1,6 +1,6 @@
 """Shared fixtures: where the repository and the published suite live; the
 reference synthesis export the synth tests compare with. Under pytest-xdist,
-each worker's own numba cache (below)."""
+the workers' numba cache (below)."""
 
 from __future__ import annotations
 
@@ -29,19 +29,19 @@ def _write_bytecode() -> None:
 _write_bytecode()
 
 
-def _numba_cache_per_worker() -> None:
-    """Give each pytest-xdist worker (and the processes its tests start) its own numba cache.
+def _numba_cache_for_workers() -> None:
+    """Give the pytest-xdist workers (and the processes their tests start) one
+    numba cache of their own, shared between them, in
+    `<per-user cache>/numba-tests/shared`: made 0700 and checked by
+    progress.cache like every cache the tool trusts, and kept between runs.
 
-    numba's on-disk cache (`cache=True`) numbers a function's compiled
-    signatures in one index file without a lock: two processes saving two
-    different signatures of one function at the same moment can leave the
-    index naming the other signature's code. One process at a time never
-    does, and workers of `progress synth` compile the same signatures, but two
-    xdist workers on a fresh checkout compile different ones side by side. So
-    each worker keeps its cache in `<per-user cache>/numba-tests/<worker id>`,
-    made 0700 and checked by progress.cache like every cache the tool trusts,
-    and kept between runs. One process (`-n0`) keeps numba's default,
-    `__pycache__` beside the source. Runs at import, before anything imports numba.
+    Sharing is safe because progress.jit serializes numba's cache saves
+    (`serialize_cache_saves`, tested in tests/test_jit_cache.py): two
+    processes saving two signatures of one function at the same moment could
+    otherwise leave the index naming the other's code. Each worker had its
+    own cache before, and a fresh checkout compiled every kernel once per
+    worker. One process (`-n0`) keeps numba's default, `__pycache__` beside
+    the source. Runs at import, before anything imports numba.
     """
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     if not worker or "NUMBA_CACHE_DIR" in os.environ:
@@ -49,12 +49,12 @@ def _numba_cache_per_worker() -> None:
     from progress.cache import cache_root, private_dir
 
     directory = private_dir(cache_root())
-    for part in ("numba-tests", worker):  # each level made 0700 and checked (mkdir's parents are not)
+    for part in ("numba-tests", "shared"):  # each level made 0700 and checked (mkdir's parents are not)
         directory = private_dir(directory / part)
     os.environ["NUMBA_CACHE_DIR"] = str(directory)
 
 
-_numba_cache_per_worker()
+_numba_cache_for_workers()
 
 
 def pytest_xdist_auto_num_workers(config) -> int | None:
