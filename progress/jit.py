@@ -57,7 +57,7 @@ def serialize_cache_saves() -> bool:
     if getattr(original, "serialized", False):
         return True
 
-    def save(self, key, data) -> None:
+    def save(self: caching.IndexDataCacheFile, key: object, data: object) -> None:
         with open(os.path.join(self._cache_path, ".lock"), "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             original(self, key, data)
