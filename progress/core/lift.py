@@ -76,6 +76,21 @@ def lifts(shape: Layout, run, model: ProgressModel, max_states: int | None) -> I
 def _lift(shape: Layout, product, model: ProgressModel, where: dict, owner: int, start: tuple[int, int], cap: int):
     """The lift from `start` as an LTS whose last state stands for every
     state outside it, with F per state, and its states but the last."""
+    n = len(shape.machine.lengths)
+
+    def inside(state: tuple[int, int]) -> bool:
+        return where.get(canonical(shape, product.groups, *state)) == owner
+
+    lts, order = explore_within(shape, start, product.step, inside, cap, "a lifted component")
+    fair = [model.fair(e, product.value(m), n) for e, (_, m) in zip(lts.enabled, order)] + [0]
+    return lts, fair, order
+
+
+def explore_within(shape: Layout, start: tuple, step, inside, cap: int, what: str) -> tuple[LTS, list]:
+    """The concrete states (key, memory) reachable from `start` through
+    states that `inside` keeps, as an LTS whose last state stands for every
+    step out of them, and the states but the last. `step(memory, t)` is the
+    memory after thread t's step. Past `cap` states: Inconclusive naming `what`."""
     lengths = shape.machine.lengths
     n = len(lengths)
     index = {start: 0}
@@ -86,13 +101,13 @@ def _lift(shape: Layout, product, model: ProgressModel, where: dict, owner: int,
         for t in range(n):
             if shape.pc(key, t) >= lengths[t]:
                 continue
-            state = (shape.step(key, t), product.step(mem, t))
-            if where.get(canonical(shape, product.groups, *state)) != owner:
+            state = (shape.step(key, t), step(mem, t))
+            if not inside(state):
                 edges.append((t, -1))
                 continue
             if state not in index:
                 if len(order) >= cap:
-                    raise Inconclusive(f"stopped at the state bound of {cap} (a lifted component)", len(order))
+                    raise Inconclusive(f"stopped at the state bound of {cap} ({what})", len(order))
                 index[state] = len(order)
                 order.append(state)
             edges.append((t, index[state]))
@@ -100,6 +115,5 @@ def _lift(shape: Layout, product, model: ProgressModel, where: dict, owner: int,
     outside = len(order)
     succ = [[(t, outside if d < 0 else d) for t, d in edges] for edges in succ] + [[]]
     enabled = [shape.enabled(key) for key, _ in order] + [0]
-    fair = [model.fair(e, product.value(m), n) for e, (_, m) in zip(enabled, order)] + [0]
     size = outside + 1
-    return LTS(succ, list(range(size)), [None] * size, enabled, [None] * size), fair, order
+    return LTS(succ, list(range(size)), [None] * size, enabled, [None] * size), order

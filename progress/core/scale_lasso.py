@@ -22,12 +22,10 @@ import numpy as np
 
 from progress.core import explore_jit as kernels
 from progress.core.check import cycles, strong_witness, weak_witness
-from progress.core.lift import MAX_LIFT, Lifted, lifts
-from progress.core.lts import LTS
+from progress.core.lift import MAX_LIFT, Lifted, explore_within, lifts
 from progress.core.packed import Layout
 from progress.core.symmetry import canonical
 from progress.core.witness import Lasso, LassoStep, diagnosed
-from progress.errors import Inconclusive
 from progress.models.base import ProgressModel
 
 State = tuple[int, Any]  # (packed key, memory word; or the memory value itself)
@@ -106,33 +104,13 @@ def _view_lasso(shape: Layout, run, model: ProgressModel, n: int, members, stron
         stem.append(((_state(run, s)[0], real), t))
         real = memory.after(real, t)
     start = (_state(run, int(members[0]))[0], real)
-    lengths = shape.machine.lengths
     cap = MAX_LIFT if max_states is None else max_states
-    index = {start: 0}
-    order = [start]
-    succ: list[list[tuple[int, int]]] = []
-    for key, value in order:  # grows while iterating
-        edges = []
-        for t in range(n):
-            if shape.pc(key, t) >= lengths[t]:
-                continue
-            state = (shape.step(key, t), memory.after(value, t))
-            if (state[0], classes.get(view(state[1], n), -1)) not in inside:
-                edges.append((t, -1))
-                continue
-            if state not in index:
-                if len(order) >= cap:
-                    raise Inconclusive(f"stopped at the state bound of {cap} (a lasso's states)", len(order))
-                index[state] = len(order)
-                order.append(state)
-            edges.append((t, index[state]))
-        succ.append(edges)
-    outside = len(order)
-    succ = [[(t, outside if d < 0 else d) for t, d in edges] for edges in succ] + [[]]
-    enabled = [shape.enabled(key) for key, _ in order] + [0]
-    fair = [model.fair(e, value, n) for e, (_, value) in zip(enabled, order)] + [0]
-    size = outside + 1
-    lts = LTS(succ, list(range(size)), [None] * size, enabled, [None] * size)
+
+    def kept(state: State) -> bool:
+        return (state[0], classes.get(view(state[1], n), -1)) in inside
+
+    lts, order = explore_within(shape, start, memory.after, kept, cap, "a lasso's states")
+    fair = [model.fair(e, value, n) for e, (_, value) in zip(lts.enabled, order)] + [0]
     found = cycles(lts)
     chosen = strong_witness(lts, fair, found) if strong else weak_witness(lts, fair, found)
     assert chosen is not None, "no witness over a view's witness set"
