@@ -18,11 +18,11 @@ from types import MappingProxyType
 from progress.cli.inputs import display, read_bytes
 from progress.core.analyze import Query, TestReport, check_system
 from progress.core.lts import Budget, explore_system
-from progress.errors import Inconclusive, InputError, UsageError
+from progress.errors import Inconclusive, InputError
 from progress.front.header import (
     LaunchSettings,
+    add_buffer,
     kernel_expectations,
-    parse_buffer,
     parse_entry,
     parse_init,
     parse_workgroups,
@@ -104,10 +104,7 @@ def given_settings(workgroups, buffers, inits, entry, optimize) -> LaunchSetting
     """The command line's launch settings (they override each kernel header's)."""
     buffer_lengths: dict[str, int] = {}
     for text in buffers:
-        name, length = parse_buffer(text)
-        if name in buffer_lengths:
-            raise UsageError(f"--buffer {name} is given twice")
-        buffer_lengths[name] = length
+        add_buffer(text, buffer_lengths)
     return LaunchSettings(
         workgroups=None if workgroups is None else parse_workgroups(workgroups),
         buffers=MappingProxyType(buffer_lengths),

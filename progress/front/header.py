@@ -206,21 +206,31 @@ def _apply(
     init: list[tuple[str, int | None, int]],
 ) -> None:
     if option == "--buffer":
-        name, length = parse_buffer(value)
-        if name in buffers:
-            raise UsageError(f"--buffer {name} is given twice")
-        buffers[name] = length
+        add_buffer(value, buffers)
     elif option == "--init":
-        item = parse_init(value)
-        if any(item[:2] == earlier[:2] for earlier in init):
-            raise UsageError(f"--init {value} sets the same location twice")
-        init.append(item)
+        add_init(value, init)
     else:
         key = option[2:]
         if key in values:
             raise UsageError(f"{option} is given twice")
         parsed = {"workgroups": parse_workgroups, "entry": parse_entry}
         values[key] = True if key == "optimize" else parsed[key](value)
+
+
+def add_buffer(text: str, buffers: dict[str, int]) -> None:
+    """`NAME=LEN` added to `buffers`; a UsageError if it is bad or NAME is there already."""
+    name, length = parse_buffer(text)
+    if name in buffers:
+        raise UsageError(f"--buffer {name} is given twice")
+    buffers[name] = length
+
+
+def add_init(text: str, init: list[tuple[str, int | None, int]]) -> None:
+    """`NAME=V` or `NAME[i]=V` appended to `init`; a UsageError if it is bad or sets a location twice."""
+    item = parse_init(text)
+    if any(item[:2] == earlier[:2] for earlier in init):
+        raise UsageError(f"--init {text} sets the same location twice")
+    init.append(item)
 
 
 def kernel_expectations(text: str, path: str, kind: str, known: dict[Key, str] | None = None) -> dict[Key, bool]:

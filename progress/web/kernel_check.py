@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from progress.errors import InputError, UsageError
-from progress.front.header import LaunchSettings, parse_buffer, parse_init, parse_workgroups
+from progress.front.header import LaunchSettings, add_buffer, add_init, parse_workgroups
 from progress.front.spirv.kernel import KernelSystem
 from progress.front.spirv.load import launch_system, load_kernel
 from progress.front.spirv.toolchain import ToolLimits
@@ -63,15 +63,9 @@ class LaunchFields:
         try:
             workgroups = parse_workgroups(self.workgroups.strip()) if self.workgroups.strip() else None
             for item in self.buffer.split():
-                name, length = parse_buffer(item)
-                if name in buffers:
-                    raise UsageError(f"--buffer {name} is given twice")
-                buffers[name] = length
+                add_buffer(item, buffers)
             for item in self.init.split():
-                parsed = parse_init(item)
-                if any(parsed[:2] == earlier[:2] for earlier in init):
-                    raise UsageError(f"--init {item} sets the same location twice")
-                init.append(parsed)
+                add_init(item, init)
         except UsageError as error:
             raise InputError(f"the launch fields: {error}") from None
         return LaunchSettings(workgroups=workgroups, buffers=MappingProxyType(buffers), init=tuple(init))
