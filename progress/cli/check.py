@@ -142,7 +142,7 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
                 )
                 expected = None if result.expected is None else _selected(result.expected, queries)
                 reports = [c.report for c in result.checked]
-                notes = result.differences
+                notes = result.notes
             else:
                 text = read_text(path)
                 program = parse_program(text, display(path))

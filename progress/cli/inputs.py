@@ -23,8 +23,8 @@ STDIN = Path("-")
 """The path `-`: the test is read from standard input (once)."""
 
 AXB_SUFFIXES = (".axb",)
-KERNEL_SUFFIXES = (".comp", ".hlsl", ".spv", ".spvasm")
-"""A kernel: GLSL or HLSL compute shader source, SPIR-V binary or assembly (`progress check` only)."""
+KERNEL_SUFFIXES = (".comp", ".hlsl", ".wgsl", ".spv", ".spvasm")
+"""A kernel: GLSL, HLSL or WGSL compute shader source, SPIR-V binary or assembly (`progress check` only)."""
 
 
 def expand(paths: list[str]) -> list[Path]:

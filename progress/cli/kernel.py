@@ -1,6 +1,6 @@
 """`progress check` of a kernel file (docs/kernels.md, "Checking a kernel").
 
-A kernel file (.comp, .hlsl, .spv, .spvasm) is loaded by the SPIR-V front end
+A kernel file (.comp, .hlsl, .wgsl, .spv, .spvasm) is loaded by the SPIR-V front end
 (`progress.front.spirv.load`: header, compiler, decoder, subset check), its
 launch settings are the header's overridden by the command line's, and it
 is checked as a `KernelSystem` with the same queries, reports and exit codes
@@ -46,11 +46,12 @@ class Checked:
 @dataclass(frozen=True)
 class KernelResult:
     """The kernel's check, the optimized module's (with --optimize), the
-    lines saying what differs between them, and the header's expectations
+    lines to show after the verdicts (how the kernel was read: `LoadedKernel.notes`;
+    what differs between the two modules), and the header's expectations
     (with --expect-header)."""
 
     checked: tuple[Checked, ...]
-    differences: tuple[str, ...]
+    notes: tuple[str, ...]
     expected: dict | None
 
 
@@ -74,11 +75,12 @@ def check_kernel(
     options = {"max_states": max_states, "time_limit": time_limit, "witnesses": witnesses}
     source = _checked(loaded, Path(name).stem, name, queries, options)
     if not loaded.settings.optimize:
-        return KernelResult((source,), (), expected)
+        return KernelResult((source,), loaded.notes, expected)
     optimized = _checked(
         load_kernel(data, name, kind, given, optimized=True), Path(name).stem + OPTIMIZED, name, queries, options
     )
-    return KernelResult((source, optimized), _differences(source, optimized, max_states, time_limit), expected)
+    differences = _differences(source, optimized, max_states, time_limit)
+    return KernelResult((source, optimized), loaded.notes + differences, expected)
 
 
 def _expectations(loaded: LoadedKernel, name: str, kind: str, known: dict) -> dict:

@@ -2,7 +2,7 @@
 
 A kernel file is a self-contained test. Its header is its leading comment
 lines (blank lines allowed between them), with the language's marker: `//`
-for GLSL and HLSL, `;` for SPIR-V assembly. In it,
+for GLSL, HLSL and WGSL, `;` for SPIR-V assembly. In it,
 
     // progress: --workgroups 2 --buffer data=4 --init lock=1 --init data[2]=7
     // expect: unfair F | fair/weak P | ...
@@ -36,7 +36,7 @@ MAX_BUFFER_LENGTH = 1 << 16
 VALUE_RANGE = (-(2**31), 2**32 - 1)
 """Initial values: 32-bit, signed or unsigned; stored as the unsigned pattern."""
 
-MARKERS = {"glsl": "//", "hlsl": "//", "spvasm": ";"}
+MARKERS = {"glsl": "//", "hlsl": "//", "wgsl": "//", "spvasm": ";"}
 """Kernel kind -> the header's comment marker (a .spv binary has no header)."""
 
 _NAME = r"@?[A-Za-z_][A-Za-z0-9_.]*"

@@ -9,7 +9,9 @@ subset. Every problem is an InputError (exit 2) with a position.
 `launch_system` makes it the checker's System under its settings.
 
 Kinds by suffix (`KIND_OF_SUFFIX`): `.comp`/`.glsl` GLSL, `.hlsl` HLSL,
-`.spvasm` SPIR-V assembly, `.spv` a binary. A binary has no header of its
+`.wgsl` WGSL (through naga: `progress.front.wgsl`, whose notes, such as
+naga's loop bounds removed, come with the kernel), `.spvasm` SPIR-V
+assembly, `.spv` a binary. A binary has no header of its
 own; the header of the source it embeds (glslang -g) is read instead.
 Source lines of assembly are the assembly's lines (one instruction a line).
 """
@@ -17,7 +19,7 @@ Source lines of assembly are the assembly's lines (one instruction a line).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from progress.errors import InputError, SourcePosition
@@ -37,22 +39,32 @@ from progress.front.spirv.toolchain import (
     validation_errors,
     validator_instruction,
 )
+from progress.front.wgsl.compile import FILE_NAME, wgsl_to_spirv
 
-KIND_OF_SUFFIX = {".comp": "glsl", ".glsl": "glsl", ".hlsl": "hlsl", ".spvasm": "spvasm", ".spv": "spv"}
-COMPILED_NAME = {"glsl": "kernel.comp", "hlsl": "kernel.hlsl"}
+KIND_OF_SUFFIX = {
+    ".comp": "glsl",
+    ".glsl": "glsl",
+    ".hlsl": "hlsl",
+    ".wgsl": "wgsl",
+    ".spvasm": "spvasm",
+    ".spv": "spv",
+}
+COMPILED_NAME = {"glsl": "kernel.comp", "hlsl": "kernel.hlsl", "wgsl": FILE_NAME}
 """The name the toolchain compiles a source under (its OpString), shown as the kernel's own."""
 
 
 @dataclass(frozen=True)
 class LoadedKernel:
     """A kernel ready to check. `source`: the kernel's source text (for a
-    binary, the source it embeds, "" if none); `entry`: the entry point to run."""
+    binary, the source it embeds, "" if none); `entry`: the entry point to
+    run; `notes`: what the user should know about how it was read."""
 
     module: Module
     settings: LaunchSettings
     source: str
     binary: bytes
     entry: EntryPoint
+    notes: tuple[str, ...] = ()
 
 
 def kind_of(path: str | Path) -> str | None:
@@ -70,7 +82,7 @@ def load_kernel(
 ) -> LoadedKernel:
     """The kernel in `data`, shown as `name` (see the module's contract);
     each external tool runs within `limits`."""
-    if kind not in ("glsl", "hlsl", "spvasm", "spv"):
+    if kind not in ("glsl", "hlsl", "wgsl", "spvasm", "spv"):
         raise InputError(f"{name}: unknown kernel kind {kind!r}")
     if not data.strip():
         raise InputError(f"{name}: the file is empty")
@@ -80,6 +92,10 @@ def load_kernel(
     text = _text(data, name)
     header = launch_settings(text, name, kind)
     entry = header.overridden_by(given).entry
+    if kind == "wgsl":
+        compiled = wgsl_to_spirv(text, name, limits)
+        loaded = _finish(compiled.binary, name, text, header, given, optimized, kind, limits)
+        return replace(loaded, notes=compiled.notes)
     if kind == "spvasm":
         binary = assemble(data, name, limits)
     else:

@@ -1,0 +1,1 @@
+"""WGSL kernels, read through naga (wgpu's shader translator) into SPIR-V."""

@@ -1,0 +1,204 @@
+"""WGSL to the SPIR-V the checker reads: naga's module, as the source says.
+
+`wgsl_to_spirv(source, name, limits)`:
+
+1. marks each statement (`marks.py`) and has naga translate the marked
+   source (`naga.py`); when naga refuses it, the source as written is
+   translated instead, so naga's error is positioned in the user's text
+   (`file:line:col`), and a source naga accepts only unmarked is checked
+   without lines (said in `notes`);
+2. removes naga's loop bound from every loop (`loopbound.py`);
+3. turns each marker store into `OpLine %"kernel.wgsl" line column` and
+   removes the marker variable. SPIR-V scopes a line to its block, so each
+   block that does not start with a statement of its own opens with the
+   line in force: a loop's continue target (a `for` loop's update) takes its
+   loop header's, any other block the line at the end of the block before
+   it in the function.
+
+The result is a module as glslang's `-g` would have it (lines by OpLine,
+the file named by OpString), which `progress.front.spirv.load` optimizes,
+validates, decodes and checks like any other. Pure but for naga's run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from progress.front.spirv.decode import decode
+from progress.front.spirv.ir import Block, Id, Module
+from progress.front.spirv.toolchain import DEFAULT_LIMITS, ToolLimits
+from progress.front.wgsl.loopbound import LoopBound, loop_bounds
+from progress.front.wgsl.marks import Marked, Unmarkable, marked_source
+from progress.front.wgsl.naga import NagaRefusal, refusal_error, translate
+from progress.front.wgsl.splice import Splice, instruction
+
+FILE_NAME = "kernel.wgsl"
+"""The file name the OpLines carry (`load.py` shows the kernel's own instead)."""
+_PREAMBLE = frozenset(
+    {
+        "OpCapability",
+        "OpExtension",
+        "OpExtInstImport",
+        "OpMemoryModel",
+        "OpEntryPoint",
+        "OpExecutionMode",
+        "OpExecutionModeId",
+        "OpString",
+        "OpSourceExtension",
+        "OpSource",
+        "OpSourceContinued",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """The binary to check, how many of naga's loop bounds it lost, and notes for the user."""
+
+    binary: bytes
+    unbounded: int
+    notes: tuple[str, ...] = ()
+
+
+class _Unlined(Exception):
+    """naga's module does not use the markers as they were written."""
+
+
+def wgsl_to_spirv(source: str, name: str, limits: ToolLimits = DEFAULT_LIMITS) -> Compiled:
+    """The checker's SPIR-V for the WGSL `source`, shown as `name` (see the module's contract)."""
+    marked = _marked(source)
+    if marked is not None:
+        binary = _translated(marked.source, limits)
+        if binary is not None:
+            try:
+                return _rewritten(binary, name, marked)
+            except _Unlined:
+                pass
+    try:
+        binary = translate(source, limits)
+    except NagaRefusal as refusal:
+        raise refusal_error(refusal, source, name) from None
+    compiled = _rewritten(binary, name, None)
+    unlined = f"{name}: its statements could not be marked for naga, so lassos show no WGSL lines"
+    return Compiled(compiled.binary, compiled.unbounded, (*compiled.notes, unlined))
+
+
+def _marked(source: str) -> Marked | None:
+    try:
+        return marked_source(source)
+    except Unmarkable:
+        return None
+
+
+def _translated(source: str, limits: ToolLimits) -> bytes | None:
+    try:
+        return translate(source, limits)
+    except NagaRefusal:
+        return None
+
+
+def _rewritten(binary: bytes, name: str, marked: Marked | None) -> Compiled:
+    module = decode(binary, f"{name} (naga's SPIR-V)")
+    splice = Splice(binary, module)
+    bounds = loop_bounds(module)
+    removed = _remove_bounds(module, splice, bounds)
+    bound = module.bound
+    if marked is not None:
+        file_id = bound
+        bound += 1
+        _lines(module, splice, marked, file_id, removed)
+    notes: tuple[str, ...] = ()
+    if bounds:
+        loops = f"{len(bounds)} loop{'s' if len(bounds) > 1 else ''}"
+        notes = (
+            f"{name}: naga's loop bound (wgpu's force_loop_bounding, a 64-bit counter that ends every loop "
+            f"after 2^64 iterations) removed from {loops}: checked as the WGSL says, without it",
+        )
+    return Compiled(splice.binary(bound), len(bounds), notes)
+
+
+def _remove_bounds(module: Module, splice: Splice, bounds: list[LoopBound]) -> set[int]:
+    """Drops each bound (its header branches to the body, its variable and the
+    variable's name go); the labels of the dropped blocks."""
+    counters = {Id(found.variable.result or -1) for found in bounds}
+    for inst in module.instructions:
+        if inst.opcode == "OpName" and inst.operands[0] in counters:
+            splice.drop(inst)
+    dropped = set()
+    for found in bounds:
+        splice.replace(found.header_branch, instruction("OpBranch", Id(found.body)))
+        for inst in (*found.check, *found.steps, found.variable):
+            splice.drop(inst)
+        dropped.add(found.check[0].result or -1)
+    return dropped
+
+
+def _lines(module: Module, splice: Splice, marked: Marked, file_id: int, dropped: set[int]) -> None:
+    view = module.view
+    variable = next((v for v, n in view.names.items() if n == marked.variable), None)
+    stores = _marker_stores(module, variable)
+    for inst in module.instructions:
+        if inst.opcode == "OpName" and inst.operands and inst.operands[0] == Id(variable or -1):
+            splice.drop(inst)
+        elif inst.result == variable:
+            splice.drop(inst)
+    first_debug = next((i for i in module.instructions if i.opcode not in _PREAMBLE), None)
+    if first_debug is None:
+        raise _Unlined
+    splice.insert_before(first_debug, instruction("OpString", Id(file_id), FILE_NAME))
+    for function in view.functions.values():
+        _function_lines(function.blocks, stores, marked, splice, file_id, dropped)
+
+
+def _marker_stores(module: Module, variable: int | None) -> dict[int, int]:
+    """Word offset of each marker store -> the marker value it stores."""
+    if variable is None:
+        raise _Unlined
+    constants = module.view.constants
+    stores: dict[int, int] = {}
+    for inst in module.instructions:
+        refers = Id(variable) in inst.operands
+        if inst.opcode == "OpStore" and inst.operands[0] == Id(variable):
+            value = constants.get(_ref(inst.operands[1]))
+            if value is None or value.value is None:
+                raise _Unlined
+            stores[inst.word_offset] = value.value
+        elif refers and inst.opcode != "OpName":
+            raise _Unlined
+    return stores
+
+
+def _function_lines(
+    blocks: Iterable[Block], stores: dict[int, int], marked: Marked, splice: Splice, file_id: int, dropped: set[int]
+) -> None:
+    """OpLines for one function's blocks, in layout order (see the module's contract)."""
+    current: tuple[int, int] | None = None
+    at_header: dict[int, tuple[int, int] | None] = {}
+    for block in blocks:
+        if block.label in dropped:
+            continue
+        current = at_header.get(block.label, current)
+        body = [i for i in block.instructions if i.opcode not in ("OpVariable", "OpPhi")]
+        if current is not None and body and body[0].word_offset not in stores:
+            splice.insert_before(body[0], _line(file_id, current))
+        for inst in body:
+            if inst.word_offset in stores:
+                current = _position(marked, stores[inst.word_offset])
+                splice.replace(inst, _line(file_id, current))
+            elif inst.opcode == "OpLoopMerge":
+                at_header[_ref(inst.operands[1])] = current
+
+
+def _position(marked: Marked, value: int) -> tuple[int, int]:
+    if not 0 <= value < len(marked.positions):
+        raise _Unlined
+    return marked.positions[value]
+
+
+def _line(file_id: int, position: tuple[int, int]) -> list[int]:
+    return instruction("OpLine", Id(file_id), position[0], position[1])
+
+
+def _ref(operand: object) -> int:
+    return operand.value if isinstance(operand, Id) else -1
