@@ -146,7 +146,8 @@ class Interpreter:
         if op in ("OpLoad", "OpStore") or (op.startswith("OpAtomic") and op != "OpAtomicFlagClear"):
             pointer = self._value(run, inst.operands[0], unit)
             if pointer[0] == SHARED:
-                tid = inst.result_type if op != "OpStore" else self._pointee(_id(inst.operands[0]))
+                stores = op in ("OpStore", "OpAtomicStore")  # no result type: the pointer's says
+                tid = self._pointee(_id(inst.operands[0])) if stores else inst.result_type
                 cells = tuple(pointer[2] + at for _, at in self.types.leaves(tid or -1, ""))
                 return Access(inst, cells)
         return None

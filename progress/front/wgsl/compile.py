@@ -7,13 +7,16 @@
    translated instead, so naga's error is positioned in the user's text
    (`file:line:col`), and a source naga accepts only unmarked is checked
    without lines (said in `notes`);
-2. removes naga's loop bound from every loop (`loopbound.py`);
+2. removes naga's loop bound from every loop (`loopbound.py`) and gives
+   each buffer its own runtime array type (`unshare.py`);
 3. turns each marker store into `OpLine %"kernel.wgsl" line column` and
    removes the marker variable. SPIR-V scopes a line to its block, so each
    block that does not start with a statement of its own opens with the
    line in force: a loop's continue target (a `for` loop's update) takes its
    loop header's, any other block the line at the end of the block before
-   it in the function.
+   it in the function; what comes before a function's first statement (its
+   prologue: naga's zero-initialisation of workgroup memory, for one) has
+   the line of its `fn`.
 
 The result is a module as glslang's `-g` would have it (lines by OpLine,
 the file named by OpString), which `progress.front.spirv.load` optimizes,
@@ -32,6 +35,7 @@ from progress.front.wgsl.loopbound import LoopBound, loop_bounds
 from progress.front.wgsl.marks import Marked, Unmarkable, marked_source
 from progress.front.wgsl.naga import NagaRefusal, refusal_error, translate
 from progress.front.wgsl.splice import Splice, instruction
+from progress.front.wgsl.unshare import unshare_runtime_arrays
 
 FILE_NAME = "kernel.wgsl"
 """The file name the OpLines carry (`load.py` shows the kernel's own instead)."""
@@ -103,19 +107,24 @@ def _rewritten(binary: bytes, name: str, marked: Marked | None) -> Compiled:
     splice = Splice(binary, module)
     bounds = loop_bounds(module)
     removed = _remove_bounds(module, splice, bounds)
-    bound = module.bound
+    bound = unshare_runtime_arrays(module, splice, module.bound)
+    notes: list[str] = []
+    if bounds:
+        loops = f"{len(bounds)} loop{'s' if len(bounds) > 1 else ''}"
+        notes.append(
+            f"{name}: naga's loop bound (wgpu's force_loop_bounding, a 64-bit counter that ends every loop "
+            f"after 2^64 iterations) removed from {loops}: checked as the WGSL says, without it"
+        )
     if marked is not None:
         file_id = bound
         bound += 1
-        _lines(module, splice, marked, file_id, removed)
-    notes: tuple[str, ...] = ()
-    if bounds:
-        loops = f"{len(bounds)} loop{'s' if len(bounds) > 1 else ''}"
-        notes = (
-            f"{name}: naga's loop bound (wgpu's force_loop_bounding, a 64-bit counter that ends every loop "
-            f"after 2^64 iterations) removed from {loops}: checked as the WGSL says, without it",
-        )
-    return Compiled(splice.binary(bound), len(bounds), notes)
+        stores = _lines(module, splice, marked, file_id, removed)
+        notes += [
+            f"{name}: naga zero-initialises workgroup memory before the first statement of {function}, as WGSL "
+            f"requires (stores and a barrier, shown at the line of `fn {function}`)"
+            for function in _zeroing(module, stores)
+        ]
+    return Compiled(splice.binary(bound), len(bounds), tuple(notes))
 
 
 def _remove_bounds(module: Module, splice: Splice, bounds: list[LoopBound]) -> set[int]:
@@ -134,7 +143,8 @@ def _remove_bounds(module: Module, splice: Splice, bounds: list[LoopBound]) -> s
     return dropped
 
 
-def _lines(module: Module, splice: Splice, marked: Marked, file_id: int, dropped: set[int]) -> None:
+def _lines(module: Module, splice: Splice, marked: Marked, file_id: int, dropped: set[int]) -> dict[int, int]:
+    """Markers to OpLines (see the module's contract); the marker stores found."""
     view = module.view
     variable = next((v for v, n in view.names.items() if n == marked.variable), None)
     stores = _marker_stores(module, variable)
@@ -148,7 +158,22 @@ def _lines(module: Module, splice: Splice, marked: Marked, file_id: int, dropped
         raise _Unlined
     splice.insert_before(first_debug, instruction("OpString", Id(file_id), FILE_NAME))
     for function in view.functions.values():
-        _function_lines(function.blocks, stores, marked, splice, file_id, dropped)
+        start = marked.functions.get(view.names.get(function.id, ""))
+        _function_lines(function.blocks, start, stores, marked, splice, file_id, dropped)
+    return stores
+
+
+def _zeroing(module: Module, stores: dict[int, int]) -> list[str]:
+    """The functions with a barrier before their first statement: naga's zero-initialisation of workgroup memory."""
+    found = []
+    for function in module.view.functions.values():
+        for inst in (i for block in function.blocks for i in block.instructions):
+            if inst.word_offset in stores:
+                break
+            if inst.opcode == "OpControlBarrier":
+                found.append(module.view.names.get(function.id, f"%{function.id}"))
+                break
+    return found
 
 
 def _marker_stores(module: Module, variable: int | None) -> dict[int, int]:
@@ -170,10 +195,16 @@ def _marker_stores(module: Module, variable: int | None) -> dict[int, int]:
 
 
 def _function_lines(
-    blocks: Iterable[Block], stores: dict[int, int], marked: Marked, splice: Splice, file_id: int, dropped: set[int]
+    blocks: Iterable[Block],
+    current: tuple[int, int] | None,
+    stores: dict[int, int],
+    marked: Marked,
+    splice: Splice,
+    file_id: int,
+    dropped: set[int],
 ) -> None:
-    """OpLines for one function's blocks, in layout order (see the module's contract)."""
-    current: tuple[int, int] | None = None
+    """OpLines for one function's blocks in layout order, from its `fn` line
+    (None: a function naga wrote itself) (see the module's contract)."""
     at_header: dict[int, tuple[int, int] | None] = {}
     for block in blocks:
         if block.label in dropped:

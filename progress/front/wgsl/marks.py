@@ -24,7 +24,9 @@ caller then compiles the source unmarked). Pure.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from progress.front.wgsl.tokens import Token, tokens
 
@@ -40,12 +42,16 @@ class Unmarkable(Exception):
 
 @dataclass(frozen=True)
 class Marked:
-    """The marked source, the marker variable's name, and the (line, column)
-    of the statement each marker value stands for."""
+    """The marked source, the marker variable's name, the (line, column)
+    of the statement each marker value stands for, and of each function's
+    `fn` by the function's name (where its prologue is shown: what naga
+    writes before the first statement, such as the zero-initialisation of
+    workgroup memory WGSL requires)."""
 
     source: str
     variable: str
     positions: tuple[tuple[int, int], ...]
+    functions: Mapping[str, tuple[int, int]]
 
 
 def marked_source(source: str) -> Marked:
@@ -62,7 +68,7 @@ def marked_source(source: str) -> Marked:
         pieces += [source[last:offset], text]
         last = offset
     pieces += [source[last:], f"\nvar<private> {variable}: u32;\n"]
-    return Marked("".join(pieces), variable, tuple(finder.positions))
+    return Marked("".join(pieces), variable, tuple(finder.positions), MappingProxyType(finder.functions))
 
 
 class _Finder:
@@ -73,6 +79,7 @@ class _Finder:
         self.variable = variable
         self.insertions: list[tuple[int, str]] = []
         self.positions: list[tuple[int, int]] = []
+        self.functions: dict[str, tuple[int, int]] = {}
 
     def text(self, at: int) -> str:
         if at >= len(self.tokens):
@@ -84,6 +91,8 @@ class _Finder:
         while at < len(self.tokens):
             word = self.tokens[at].text
             if word == "fn":
+                token = self.tokens[at]
+                self.functions.setdefault(self.text(at + 1), (token.line, token.column))
                 at = self.block(self.brace(at))
             elif word == "{":
                 at = self.skip_braces(at)
