@@ -51,7 +51,7 @@ def test_bad_headers_are_positioned_errors(text, message, where):
 def test_the_shipped_corpus_meets_its_headers(repo):
     done = run("check", "litmus", "--expect-header", cwd=repo)
     assert done.returncode == 0, done.stdout + done.stderr
-    suffixes = {".axb", ".comp", ".hlsl", ".spvasm"}  # a directory holds kernels too (litmus/kernels)
+    suffixes = {".axb", ".comp", ".hlsl", ".spvasm", ".wgsl"}  # a directory holds kernels too (litmus/kernels)
     tests = sum(1 for path in (repo / "litmus").rglob("*") if path.suffix in suffixes)
     assert done.stdout.count(ALL_HOLD) == tests
     assert f"expectations: {11 * tests} hold, 0 do not" in done.stdout

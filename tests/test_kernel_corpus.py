@@ -4,7 +4,9 @@ Its header comment holds the launch (`// progress: --workgroups W ...`) and
 all 11 expected verdicts (`// expect: ...`), each reasoned out in the file's
 comments from docs/semantics.md sections 3, 4 and 8; `progress check
 --expect-header` must meet every one, as `progress check` reads them (the
-whole process: glslang or spirv-as, the SPIR-V decoder, the kernel checker).
+whole process: glslang, spirv-as or naga, the SPIR-V decoder, the kernel
+checker). Every kernel has a WGSL twin in litmus/kernels/wgsl/ (WebGPU's
+idioms for the same program) with the same launch and the same 11 verdicts.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from conftest import REPO, progress_command
 KERNELS = REPO / "litmus" / "kernels"
 SUFFIXES = (".comp", ".hlsl", ".spvasm")
 FILES = sorted(f for f in KERNELS.iterdir() if f.suffix in SUFFIXES)
+WGSL = sorted((KERNELS / "wgsl").glob("*.wgsl"))
 EXPECT = re.compile(r"^(?://|;)\s*expect:(.*)$", re.MULTILINE)
+SETTINGS = re.compile(r"^(?://|;)\s*progress:(.*)$", re.MULTILINE)
 LAUNCH = re.compile(r"^(?://|;)\s*progress:\s*--workgroups\s+(\d+)", re.MULTILINE)
 VERDICTS = {"unfair"} | {f"{m}/{f}" for m in ("fair", "HSA", "OBE", "HSA+OBE", "LOBE") for f in ("weak", "strong")}
 
@@ -49,7 +53,7 @@ def test_corpus_has_the_idioms_the_issue_names():
     assert sum(f.suffix == ".spvasm" for f in FILES) >= 2
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FILES + WGSL, ids=lambda p: p.relative_to(KERNELS).as_posix())
 def test_header_lists_all_eleven_verdicts_and_a_launch(path: Path):
     text = path.read_text()
     lines = EXPECT.findall(text)
@@ -61,12 +65,22 @@ def test_header_lists_all_eleven_verdicts_and_a_launch(path: Path):
     assert workgroups and 2 <= int(workgroups.group(1)) <= 8
 
 
+def test_every_kernel_has_a_wgsl_twin_with_its_launch_and_verdicts():
+    twins = {path.stem: path for path in WGSL}
+    assert sorted(twins) == sorted(path.stem for path in FILES)
+    for path in FILES:
+        text, twin = path.read_text(), twins[path.stem].read_text()
+        assert EXPECT.findall(text) == EXPECT.findall(twin), path.name
+        assert SETTINGS.findall(text) == SETTINGS.findall(twin), path.name
+
+
 def test_every_kernel_meets_its_header():
-    done = check("--expect-header", str(KERNELS))
+    done = check("--expect-header", str(KERNELS))  # the WGSL twins too (the directory is read recursively)
     assert "Traceback" not in done.stderr
     assert done.returncode == 0, done.stdout + done.stderr
+    lines = (done.stdout + done.stderr).splitlines()
     for path in FILES:
-        assert f"{path.stem}: all 11 expected verdicts hold" in done.stdout + done.stderr
+        assert lines.count(f"{path.stem}: all 11 expected verdicts hold") == 2, path.name
 
 
 def test_docs_section_is_what_the_checker_says():

@@ -74,6 +74,36 @@ def test_message_passing_needs_the_producer_scheduled(tmp_path):
     )
 
 
+ATOMIC_STORE_AND_ALL = """#version 450
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer Data { uint data; uint flag; uint got; };
+void main() {
+    if (gl_WorkGroupID.x == 0u) {
+        data = 42u;
+        atomicStore(flag, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+    } else {
+        uvec2 seen = uvec2(0u);
+        while (all(equal(seen, uvec2(0u))) && !any(notEqual(seen, uvec2(0u)))) {
+            seen.y = atomicLoad(flag, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+        }
+        got = data;
+    }
+}
+"""
+
+
+def test_atomic_store_load_and_vector_all_any_are_message_passing(tmp_path):
+    """OpAtomicStore to shared memory (the interpreter took its cells from a
+    result type it does not have) and OpAll/OpAny (outside the subset):
+    the same program as PRODUCER_CONSUMER, the same verdicts."""
+    module = compile_glsl(ATOMIC_STORE_AND_ALL, tmp_path / "store")
+    opcodes = {i.opcode for i in module.instructions}
+    assert {"OpAtomicStore", "OpAtomicLoad", "OpAll", "OpAny"} <= opcodes
+    reference = system(compile_glsl(PRODUCER_CONSUMER.replace("PRODUCER", "0u"), tmp_path / "mp"), 2)
+    assert verdicts(system(module, 2)) == verdicts(reference)
+
+
 def test_message_passing_reversed_needs_a_fair_scheduler(tmp_path):
     """Producer 1, consumer 0: only the fair model runs the producer."""
     kernel = system(compile_glsl(PRODUCER_CONSUMER.replace("PRODUCER", "1u"), tmp_path / "mpr"), 2)

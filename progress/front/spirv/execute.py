@@ -248,6 +248,9 @@ class Interpreter:
         if op == "OpVectorShuffle":
             joined = tuple(self._value(run, ops[0], unit)) + tuple(self._value(run, ops[1], unit))
             return tuple(joined[_int(i)] for i in ops[2:])
+        if op in ("OpAll", "OpAny"):
+            parts = self._value(run, ops[0], unit)
+            return int(all(parts) if op == "OpAll" else any(parts))
         if op == "OpArrayLength":
             struct = self.view.types.get(self._pointee(_id(ops[0])))
             assert isinstance(struct, StructType)

@@ -43,7 +43,7 @@ SUPPORTED = frozenset(
     OpAccessChain OpInBoundsAccessChain OpArrayLength OpVectorShuffle OpCompositeConstruct
     OpCompositeExtract OpCompositeInsert OpCopyObject OpUConvert OpSConvert OpBitcast OpSNegate OpIAdd
     OpISub OpIMul OpUDiv OpSDiv OpUMod OpSRem OpSMod OpLogicalEqual OpLogicalNotEqual OpLogicalOr
-    OpLogicalAnd OpLogicalNot OpSelect OpIEqual OpINotEqual OpUGreaterThan OpSGreaterThan
+    OpLogicalAnd OpLogicalNot OpAll OpAny OpSelect OpIEqual OpINotEqual OpUGreaterThan OpSGreaterThan
     OpUGreaterThanEqual OpSGreaterThanEqual OpULessThan OpSLessThan OpULessThanEqual OpSLessThanEqual
     OpShiftRightLogical OpShiftRightArithmetic OpShiftLeftLogical OpBitwiseOr OpBitwiseXor OpBitwiseAnd
     OpNot OpControlBarrier OpMemoryBarrier OpAtomicLoad OpAtomicStore OpAtomicExchange

@@ -33,6 +33,8 @@ from progress.front.wgsl.tokens import Token, tokens
 MARKER_BASE = "progress_line"
 """The marker variable's name, `_` appended until the source does not use it."""
 
+MAX_DEPTH = 200
+"""Blocks nested deeper are not marked (naga itself stops at 127)."""
 _NESTED = frozenset({"loop", "for", "while", "continuing"})
 
 
@@ -52,6 +54,8 @@ class Marked:
     variable: str
     positions: tuple[tuple[int, int], ...]
     functions: Mapping[str, tuple[int, int]]
+    insertions: tuple[tuple[int, str], ...] = ()
+    """(offset in the source, text put there), in order: what was added."""
 
 
 def marked_source(source: str) -> Marked:
@@ -63,12 +67,14 @@ def marked_source(source: str) -> Marked:
         variable += "_"
     finder = _Finder(found, variable)
     finder.module()
+    insertions = sorted(finder.insertions, key=lambda item: item[0])
     pieces, last = [], 0
-    for offset, text in sorted(finder.insertions, key=lambda item: item[0]):
+    for offset, text in insertions:
         pieces += [source[last:offset], text]
         last = offset
     pieces += [source[last:], f"\nvar<private> {variable}: u32;\n"]
-    return Marked("".join(pieces), variable, tuple(finder.positions), MappingProxyType(finder.functions))
+    functions = MappingProxyType(finder.functions)
+    return Marked("".join(pieces), variable, tuple(finder.positions), functions, tuple(insertions))
 
 
 class _Finder:
@@ -80,6 +86,7 @@ class _Finder:
         self.insertions: list[tuple[int, str]] = []
         self.positions: list[tuple[int, int]] = []
         self.functions: dict[str, tuple[int, int]] = {}
+        self.depth = 0
 
     def text(self, at: int) -> str:
         if at >= len(self.tokens):
@@ -125,9 +132,13 @@ class _Finder:
 
     def block(self, at: int) -> int:
         """Marks the statements of the list opened at `at`; the index after its `}`."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise Unmarkable(f"line {self.tokens[at].line}: blocks nest deeper than {MAX_DEPTH}")
         at += 1
         while self.text(at) != "}":
             at = self.statement(at)
+        self.depth -= 1
         return at + 1
 
     def statement(self, at: int, prefix: str = "") -> int:

@@ -162,11 +162,13 @@ def _run(source: str, limits: ToolLimits) -> bytes:
 
 def _failed(done: subprocess.CompletedProcess[bytes], limits: ToolLimits) -> bytes:
     said = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
-    last = next((line for line in reversed(said) if "Error" in line), said[-1] if said else "no output")
-    limit = ""
+    last = next((line for line in reversed(said) if "Error" in line), said[-1] if said else "")
+    how = (
+        f"was stopped by signal {-done.returncode}" if done.returncode < 0 else f"exited with status {done.returncode}"
+    )
     if limits.memory_bytes is not None:
-        limit = f" (it may use at most {limits.memory_bytes >> 20} MiB of memory here)"
-    raise InputError(f"naga failed under node, status {done.returncode}{limit}: {last.strip()}")
+        how += f" (it may use at most {limits.memory_bytes >> 20} MiB of memory here)"
+    raise InputError(f"naga under node {how}" + (f": {last.strip()}" if last else ""))
 
 
 # --- the cache ---------------------------------------------------------------------
