@@ -2,6 +2,8 @@
 
 `wgsl_to_spirv(source, name, limits)`:
 
+0. makes each `override` a `const` of its default value (`overrides.py`:
+   naga-wasm cannot set pipeline constants), columns kept;
 1. marks each statement (`marks.py`) and has naga translate the marked
    source (`naga.py`); when naga refuses it, the source as written is
    translated instead, so naga's error is positioned in the user's text
@@ -26,7 +28,7 @@ validates, decodes and checks like any other. Pure but for naga's run.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from progress.front.spirv.decode import decode
 from progress.front.spirv.ir import Block, Id, Module
@@ -34,6 +36,7 @@ from progress.front.spirv.toolchain import DEFAULT_LIMITS, ToolLimits
 from progress.front.wgsl.loopbound import LoopBound, loop_bounds
 from progress.front.wgsl.marks import Marked, Unmarkable, marked_source
 from progress.front.wgsl.naga import NagaRefusal, refusal_error, translate
+from progress.front.wgsl.overrides import with_defaults
 from progress.front.wgsl.splice import Splice, instruction
 from progress.front.wgsl.unshare import unshare_runtime_arrays
 
@@ -71,7 +74,17 @@ class _Unlined(Exception):
 
 def wgsl_to_spirv(source: str, name: str, limits: ToolLimits = DEFAULT_LIMITS) -> Compiled:
     """The checker's SPIR-V for the WGSL `source`, shown as `name` (see the module's contract)."""
-    marked = _marked(source)
+    text, overridden = with_defaults(source, name)
+    compiled = _compiled(text, source, name, limits)
+    if not overridden:
+        return compiled
+    note = f"{name}: overrides at their default values (progress sets no pipeline constants): {', '.join(overridden)}"
+    return replace(compiled, notes=(*compiled.notes, note))
+
+
+def _compiled(text: str, source: str, name: str, limits: ToolLimits) -> Compiled:
+    """`text` (the source with its overrides made constants) through naga; errors shown in `source`."""
+    marked = _marked(text)
     if marked is not None:
         binary = _translated(marked.source, limits)
         if binary is not None:
@@ -80,7 +93,7 @@ def wgsl_to_spirv(source: str, name: str, limits: ToolLimits = DEFAULT_LIMITS) -
             except _Unlined:
                 pass
     try:
-        binary = translate(source, limits)
+        binary = translate(text, limits)
     except NagaRefusal as refusal:
         raise refusal_error(refusal, source, name) from None
     compiled = _rewritten(binary, name, None)
