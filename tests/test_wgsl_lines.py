@@ -14,6 +14,7 @@ from conftest import REPO
 from progress.core.analyze import check_system, queries_for
 from progress.core.lts import Budget, explore_system
 from progress.core.registry import all_models
+from progress.errors import InputError
 from progress.front.spirv.decode import decode
 from progress.front.spirv.load import launch_system, load_kernel
 from progress.front.wgsl import compile as wgsl_compile
@@ -41,14 +42,18 @@ def in_functions(module):
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
 def test_every_instruction_has_the_line_of_its_statement(path):
-    """Of the functions the source defines; naga's own (`naga_mod`, which
-    guards `%` against 0) have no line and no visible action."""
+    """Of the functions the source defines, after the entry block (where naga
+    hoists loads of built-ins and access chains: no line, no visible action);
+    naga's own functions (`naga_mod`, which guards `%` against 0) have no line
+    and no visible action."""
     kernel = loaded(path)
     text = path.read_text()
     lines = text.split("\n")
     view = kernel.module.view
     for function in view.functions.values():
-        code = [i for b in function.blocks for i in b.instructions if i.opcode != "OpVariable"]
+        entry = function.blocks[0].instructions
+        assert not [i for i in entry if i.opcode in WGSL_OF or i.opcode == "OpStore"]
+        code = [i for b in function.blocks[1:] for i in b.instructions]
         if f"fn {view.names[function.id]}(" not in text:
             assert view.names[function.id].startswith("naga_")
             assert not [i for i in code if i.opcode in WGSL_OF or i.opcode in ("OpLoad", "OpStore")]
@@ -154,3 +159,16 @@ def test_the_lines_name_the_kernel_file(tmp_path):
     compiled = wgsl_to_spirv("@compute @workgroup_size(1)\nfn main() {\n  var x = 1u;\n}\n", "k.wgsl")
     strings = [i.operands[0] for i in decode(compiled.binary).instructions if i.opcode == "OpString"]
     assert strings == [FILE_NAME]
+
+
+def test_a_refusal_points_at_the_statement_not_at_the_hoisted_access():
+    """naga hoists `&a` to the entry block; the subset's refusal of the float
+    it reaches is shown at the statement that uses it."""
+    source = (
+        "@group(0) @binding(0) var<storage, read_write> a: array<f32, 4>;\n"
+        "@compute @workgroup_size(1)\nfn main() {\n    let y = 2u;\n    a[0] = a[1] * 2.0;\n}\n"
+    )
+    with pytest.raises(InputError) as caught:
+        load_kernel(source.encode(), "k.wgsl", "wgsl")
+    assert str(caught.value.position) == "k.wgsl:5:5"
+    assert "floating point is not supported" in caught.value.message

@@ -16,8 +16,9 @@
    block that does not start with a statement of its own opens with the
    line in force: a loop's continue target (a `for` loop's update) takes its
    loop header's, any other block the line at the end of the block before
-   it in the function; what comes before a function's first statement (its
-   prologue: naga's zero-initialisation of workgroup memory, for one) has
+   it in the function; what comes between a function's entry block (naga's
+   hoisted loads of built-ins and access chains of globals: no line) and
+   its first statement (naga's zero-initialisation of workgroup memory) has
    the line of its `fn`.
 
 The result is a module as glslang's `-g` would have it (lines by OpLine,
@@ -209,20 +210,24 @@ def _marker_stores(module: Module, variable: int | None) -> dict[int, int]:
 
 def _function_lines(
     blocks: Iterable[Block],
-    current: tuple[int, int] | None,
+    start: tuple[int, int] | None,
     stores: dict[int, int],
     marked: Marked,
     splice: Splice,
     file_id: int,
     dropped: set[int],
 ) -> None:
-    """OpLines for one function's blocks in layout order, from its `fn` line
-    (None: a function naga wrote itself) (see the module's contract)."""
+    """OpLines for one function's blocks in layout order (see the module's
+    contract). The entry block, where naga hoists the loads of built-ins and
+    the access chains of globals, has none; the blocks after it take the
+    `fn` line (`start`; None for a function naga wrote itself) until the
+    first statement."""
     at_header: dict[int, tuple[int, int] | None] = {}
-    for block in blocks:
+    current: tuple[int, int] | None = None
+    for index, block in enumerate(blocks):
         if block.label in dropped:
             continue
-        current = at_header.get(block.label, current)
+        current = at_header.get(block.label, current if index else None)
         body = [i for i in block.instructions if i.opcode not in ("OpVariable", "OpPhi")]
         if current is not None and body and body[0].word_offset not in stores:
             splice.insert_before(body[0], _line(file_id, current))
@@ -232,6 +237,8 @@ def _function_lines(
                 splice.replace(inst, _line(file_id, current))
             elif inst.opcode == "OpLoopMerge":
                 at_header[_ref(inst.operands[1])] = current
+        if index == 0 and current is None:
+            current = start
 
 
 def _position(marked: Marked, value: int) -> tuple[int, int]:
