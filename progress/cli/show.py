@@ -49,7 +49,7 @@ def show(path, model_name, fairness, fmt, output, max_states, max_draw, workgrou
     """Draw TEST.axb's LTS under MODEL: states (memory | pcs, model memory),
     steps `T<thread>:<instruction> {F}`, end states doubly outlined, the
     witness set shaded, its loop in red and the way there in blue. A kernel
-    (.comp, .hlsl, .spv, .spvasm): states (cells | each invocation's next
+    (.comp, .hlsl, .wgsl, .spv, .spvasm): states (cells | each invocation's next
     source line), steps `<workgroup>.<invocation>:<line> {F}`.
 
     Exit status: 0 drawn, 2 bad input, Graphviz missing or more than
