@@ -143,6 +143,7 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
                 expected = None if result.expected is None else _selected(result.expected, queries)
                 reports = [c.report for c in result.checked]
                 notes = result.differences
+                failed = result.failed
             else:
                 text = read_text(path)
                 program = parse_program(text, display(path))
@@ -150,7 +151,7 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
                 reports = [
                     check_program(program, queries, max_states=max_states, time_limit=time_limit, witnesses=witnesses)
                 ]
-                notes = ()
+                notes, failed = (), None
         except InputError as error:
             click.echo(error.render(), err=True)
             tally["bad"] += 1
@@ -161,6 +162,9 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
             _show(report, shown, fmt, expected, tally, len(queries) == 1, show_witness)
         for note in notes:
             click.echo(note, err=fmt != "text")
+        if failed is not None:
+            click.echo(failed.render(), err=True)
+            tally["bad"] += 1
     _lines.flush()
     click.echo(_summary(tally, expect_header), err=fmt != "text")
     raise SystemExit(_exit_code(tally, expect_header))

@@ -47,11 +47,14 @@ class Checked:
 class KernelResult:
     """The kernel's check, the optimized module's (with --optimize), the
     lines saying what differs between them, and the header's expectations
-    (with --expect-header)."""
+    (with --expect-header); a bad optimized module loses nothing of the
+    source's check."""
 
     checked: tuple[Checked, ...]
     differences: tuple[str, ...]
     expected: dict | None
+    failed: InputError | None = None
+    """Why the spirv-opt -O module could not be checked (then `checked` holds the source's only)."""
 
 
 def check_kernel(
@@ -75,9 +78,16 @@ def check_kernel(
     source = _checked(loaded, Path(name).stem, name, queries, options)
     if not loaded.settings.optimize:
         return KernelResult((source,), (), expected)
-    optimized = _checked(
-        load_kernel(data, name, kind, given, optimized=True), Path(name).stem + OPTIMIZED, name, queries, options
-    )
+    try:
+        optimized = _checked(
+            load_kernel(data, name, kind, given, optimized=True), Path(name).stem + OPTIMIZED, name, queries, options
+        )
+    except InputError as error:
+        note = (
+            f"{Path(name).stem}: --optimize: the spirv-opt -O module could not be checked (below); "
+            "the verdicts above are the module's as compiled"
+        )
+        return KernelResult((source,), (note,), expected, error)
     return KernelResult((source, optimized), _differences(source, optimized, max_states, time_limit), expected)
 
 
@@ -117,26 +127,56 @@ def given_settings(workgroups, buffers, inits, entry, optimize) -> LaunchSetting
 def _differences(
     source: Checked, optimized: Checked, max_states: int | None, time_limit: float | None
 ) -> tuple[str, ...]:
+    """The verdicts that differ, then the terminal memory states compared on the cells both
+    modules have (the cells spirv-opt removed are named, not counted as a difference)."""
     name = source.report.program.name
     lines = [
         f"{name}: --optimize: {label(a)}: {phrase(a)}, after spirv-opt -O {phrase(b)}"
         for a, b in zip(source.report.verdicts, optimized.report.verdicts)
         if a.terminates != b.terminates
     ]
+    verdicts_differ = bool(lines)
     try:
         before = terminal_memories(source.system, max_states, time_limit)
         after = terminal_memories(optimized.system, max_states, time_limit)
     except Inconclusive as stop:
         lines.append(f"{name}: --optimize: terminal memory states not compared ({stop.reason})")
         return tuple(lines)
+    only = _cells_on_one_side(source.system, optimized.system)
+    if only:
+        lines.append(f"{name}: --optimize: {only}; the terminal memory states are compared on the other cells")
+        common = {cell for cell, _ in source.system.layout.names} & {cell for cell, _ in optimized.system.layout.names}
+        before, after = _projected(before, common), _projected(after, common)
     if before != after:
         lines.append(
             f"{name}: --optimize: the memory states in which every invocation has returned differ: "
             f"{_states(before)} before, {_states(after)} after spirv-opt -O"
         )
-    if not lines:
+    elif not verdicts_differ:
         lines.append(f"{name}: --optimize: the same verdicts and the same terminal memory states after spirv-opt -O")
     return tuple(lines)
+
+
+def _cells_on_one_side(source: KernelSystem, optimized: KernelSystem) -> str:
+    """What spirv-opt removed (or added) among the shared cells, in words ("" if nothing)."""
+    before = [cell for cell, _ in source.layout.names]
+    after = [cell for cell, _ in optimized.layout.names]
+    removed = [cell for cell in before if cell not in set(after)]
+    added = [cell for cell in after if cell not in set(before)]
+    parts = []
+    if removed:
+        parts.append(f"spirv-opt -O removed the cells {_few(removed)} (the kernel does not use them)")
+    if added:
+        parts.append(f"spirv-opt -O added the cells {_few(added)}")
+    return "; ".join(parts)
+
+
+def _few(cells: list[str]) -> str:
+    return ", ".join(cells[:6]) + (f" and {len(cells) - 6} more" if len(cells) > 6 else "")
+
+
+def _projected(memories: frozenset, cells: set[str]) -> frozenset:
+    return frozenset(tuple((cell, value) for cell, value in memory if cell in cells) for memory in memories)
 
 
 def terminal_memories(system: KernelSystem, max_states: int | None, time_limit: float | None) -> frozenset:

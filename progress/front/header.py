@@ -39,8 +39,9 @@ VALUE_RANGE = (-(2**31), 2**32 - 1)
 MARKERS = {"glsl": "//", "hlsl": "//", "spvasm": ";"}
 """Kernel kind -> the header's comment marker (a .spv binary has no header)."""
 
-_NAME = r"@?[A-Za-z_][A-Za-z0-9_.]*"
-"""A buffer, member or entry point name; glslang names an HLSL structured buffer's member `@data`."""
+_NAME = r"(?:@?[A-Za-z_][A-Za-z0-9_.]*|%[A-Za-z0-9_][A-Za-z0-9_.]*)"
+"""A buffer, member or entry point name; glslang names an HLSL structured buffer's member `@data`;
+a variable without a name is called by its assembly id, `%16`."""
 _BUFFER = re.compile(rf"({_NAME})=(\d+)")
 _INIT = re.compile(rf"({_NAME})(?:\[(\d+)\])?=(-?\d+)")
 _SETTINGS_LINE = re.compile(r"^([ \t]*{marker}[ \t]*progress:)(.*?)\r?$")

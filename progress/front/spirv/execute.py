@@ -18,6 +18,8 @@ and `perform` does it. Pure data in and out; caching is the caller's.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,10 +129,11 @@ class Interpreter:
                 if snapshot in seen:
                     return snapshot
                 seen.add(snapshot)
-            if self.access(run, unit) is not None:
-                return self.freeze(run, POISED)
-            if self._local(run, unit):
-                return RETURNED_STATE
+            with _located(run.instruction):
+                if self.access(run, unit) is not None:
+                    return self.freeze(run, POISED)
+                if self._local(run, unit):
+                    return RETURNED_STATE
         where = run.instruction.where()
         raise Inconclusive(f"local computation ran {LOCAL_STEPS} instructions without a visible action at {where}", 0)
 
@@ -146,13 +149,17 @@ class Interpreter:
         if op in ("OpLoad", "OpStore") or (op.startswith("OpAtomic") and op != "OpAtomicFlagClear"):
             pointer = self._value(run, inst.operands[0], unit)
             if pointer[0] == SHARED:
-                tid = inst.result_type if op != "OpStore" else self._pointee(_id(inst.operands[0]))
-                cells = tuple(pointer[2] + at for _, at in self.types.leaves(tid or -1, ""))
+                tid = self._pointee(_id(inst.operands[0]))  # OpStore and OpAtomicStore have no result type
+                cells = tuple(pointer[2] + at for _, at in self.types.leaves(tid, ""))
                 return Access(inst, cells)
         return None
 
     def perform(self, run: Run, unit: int, old: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
         """Do the poised access, `old` the values of its cells; the cells it writes."""
+        with _located(run.instruction):
+            return self._perform(run, unit, old)
+
+    def _perform(self, run: Run, unit: int, old: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
         inst = run.instruction
         op, ops, frame = inst.opcode, inst.operands, run.top
         access = self.access(run, unit)
@@ -250,7 +257,8 @@ class Interpreter:
         if op == "OpArrayLength":
             struct = self.view.types.get(self._pointee(_id(ops[0])))
             assert isinstance(struct, StructType)
-            return self.types.length(struct.members[_int(ops[1])])
+            pointer = self._value(run, ops[0], unit)
+            return self.types.of(pointer[1]).length(struct.members[_int(ops[1])])
         if op == "OpUndef":
             return self._zero(inst.result_type or -1)
         if op == "OpExtInst" and str(ops[1]) in GLSL_STD:
@@ -323,9 +331,9 @@ class Interpreter:
         if storage == "Workgroup":
             group = unit // _product(self.local_size)
             start = self.layout.groups_at + group * self.layout.group_size + self.layout.group_base[var]
-            return (SHARED, 0, start)
+            return (SHARED, var, start)
         if storage in ("StorageBuffer", "Uniform"):
-            return (SHARED, 0, self.layout.base[var])
+            return (SHARED, var, self.layout.base[var])
         if storage == "Private":
             return (PRIVATE, var, 0)
         if storage == "Input":
@@ -343,19 +351,20 @@ class Interpreter:
     def _chain(self, run: Run, inst: Instruction, unit: int) -> tuple[Any, ...]:
         space, key, offset = self._value(run, inst.operands[0], unit)
         tid = self._pointee(_id(inst.operands[0]))
+        types = self.types.of(key) if space == SHARED else self.types
         for operand in inst.operands[1:]:
             index = self._value(run, operand, unit)
-            length = self.types.length(tid)
+            length = types.length(tid)
             kind = self.view.types[tid]
             if length is None or not 0 <= index < length:
                 name = self.view.names.get(_id(inst.operands[0]), "")
                 raise _error(inst, f"index {index} is out of bounds of {name or 'an array'} of length {length}")
             if isinstance(kind, StructType):
-                offset += self.types.member_offset(tid, index)
+                offset += types.member_offset(tid, index)
                 tid = kind.members[index]
             else:
-                element = self.types.element(tid) or -1
-                step = self.types.size(element) if isinstance(kind, VectorType) else self.types.stride(tid)
+                element = types.element(tid) or -1
+                step = types.size(element) if isinstance(kind, VectorType) else types.stride(tid)
                 offset += index * step
                 tid = element
         return (space, key, offset)
@@ -487,6 +496,17 @@ def _int(operand: object) -> int:
 
 def _id(operand: object) -> int:
     return operand.value if isinstance(operand, Id) else -1
+
+
+@contextmanager
+def _located(inst: Instruction) -> Iterator[None]:
+    """An InputError raised without saying where (a layout's, a value's) gets `inst`'s source line."""
+    try:
+        yield
+    except InputError as error:
+        if error.position is not None or error.message.startswith(inst.where() + ": "):
+            raise
+        raise _error(inst, error.message) from None
 
 
 def _error(inst: Instruction, reason: str) -> InputError:

@@ -2,7 +2,7 @@
 
 StorageBuffer and Uniform variables are laid out once for the dispatch by
 their Offset and ArrayStride decorations (a byte offset / 4 is a cell); a
-runtime array takes its length from `--buffer NAME=LEN`. Workgroup
+runtime array takes its length from `--buffer NAME=LEN`, per variable. Workgroup
 variables have one copy per workgroup, laid out one cell per scalar. Every
 cell starts at 0 unless `--init` says otherwise. Function and Private
 variables use the same natural layout inside an invocation's local state.
@@ -10,6 +10,7 @@ variables use the same natural layout inside an invocation's local state.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -31,12 +32,27 @@ LOCAL_CLASSES = ("Function", "Private")
 
 
 class Types:
-    """Sizes and offsets of types in cells; `runtime` maps a runtime array
-    type to its length."""
+    """Sizes and offsets of types in cells. `lengths` maps a variable whose
+    block ends in a runtime array to that array's length: two variables of
+    one block type (HLSL structured buffers, clspv's arguments) may differ.
+    `of(var)` is the layout of that variable's type; on `Types` itself a
+    runtime array is empty."""
 
-    def __init__(self, view: ModuleView, runtime: Mapping[int, int] | None = None):
+    def __init__(self, view: ModuleView, lengths: Mapping[int, int] | None = None):
         self.view = view
-        self.runtime = dict(runtime or {})
+        self.lengths = dict(lengths or {})
+        self.runtime: dict[int, int] = {}  # runtime array type -> length, for `of(var)`'s view
+        self._of: dict[int, Types] = {}
+
+    def of(self, var: int) -> Types:
+        """The layout of variable `var`'s type: its runtime array as long as `lengths` says."""
+        found = self._of.get(var)
+        if found is None:
+            found = self._of[var] = Types(self.view, self.lengths)
+            array = _runtime_array(self.view, self.view.variables[var]) if var in self.view.variables else None
+            if array is not None:
+                found.runtime = {array: self.lengths.get(var, 0)}
+        return found
 
     def size(self, tid: int) -> int:
         kind = self.view.types.get(tid)
@@ -135,26 +151,58 @@ class SharedLayout:
 
 
 def variable_name(view: ModuleView, var: Variable) -> str:
-    """The variable's name; an anonymous block (`buffer B { ... };`) has "" and its members speak for it."""
-    return view.names.get(var.id, "")
+    """The variable's name (OpName). An anonymous block (`buffer B { ... };`, or no OpName) whose
+    members have names has "" and its members speak for it. Any other variable without a name
+    (clspv writes none) is called as SPIR-V assembly calls it: its `%name` in the assembly it was
+    read from, else its id, `%16`."""
+    if var.id in view.names:
+        return view.names[var.id]
+    block = view.types.get(var.pointee)
+    if isinstance(block, StructType) and any((block.id, i) in view.member_names for i in range(len(block.members))):
+        return ""
+    return view.aliases.get(var.id, f"%{var.id}")
 
 
 def shared_variables(view: ModuleView) -> list[Variable]:
     return sorted((v for v in view.variables.values() if v.storage_class in SHARED_CLASSES), key=lambda v: v.id)
 
 
-def runtime_lengths(view: ModuleView, buffers: Mapping[str, int], path: str) -> dict[int, int]:
-    """The runtime array types, by the `--buffer NAME=LEN` lengths; every runtime array needs one."""
-    wanted: dict[int, tuple[str, ...]] = {}
+def _runtime_array(view: ModuleView, var: Variable) -> int | None:
+    """The runtime array type that ends `var`'s block, if it has one."""
+    block = view.types.get(var.pointee)
+    if isinstance(block, StructType) and block.members:
+        last = block.members[-1]
+        if isinstance(view.types.get(last), RuntimeArrayType):
+            return last
+    return None
+
+
+def runtime_names(view: ModuleView) -> dict[int, tuple[str, ...]]:
+    """Each variable ending in a runtime array -> the names `--buffer` may give its length by,
+    most specific first: the variable's, its member's, its block type's ("" left out). The
+    first is the one that names it alone where there is one (HLSL's member `@data` and block
+    types are shared by every structured buffer of an element type)."""
+    found: dict[int, tuple[str, ...]] = {}
     for var in shared_variables(view):
-        block = view.types.get(var.pointee)
-        if isinstance(block, StructType) and block.members:
-            last = block.members[-1]
-            if isinstance(view.types.get(last), RuntimeArrayType):
-                member = view.member_names.get((block.id, len(block.members) - 1), "")
-                names = [member, variable_name(view, var), view.names.get(block.id, "")]
-                wanted[last] = tuple(a for a in names if a)
-    lengths: dict[int, int] = {}
+        if _runtime_array(view, var) is not None:
+            block = view.types[var.pointee]
+            assert isinstance(block, StructType)
+            member = view.member_names.get((block.id, len(block.members) - 1), "")
+            names = (variable_name(view, var), member, view.names.get(block.id, ""))
+            found[var.id] = tuple(dict.fromkeys(a for a in names if a))
+    owners = Counter(alias for aliases in found.values() for alias in aliases)
+    return {
+        var: tuple(sorted(aliases, key=lambda a: owners[a] > 1 or a.startswith("@"))) for var, aliases in found.items()
+    }
+
+
+def runtime_lengths(view: ModuleView, buffers: Mapping[str, int], path: str) -> dict[int, int]:
+    """Each variable ending in a runtime array -> its length by the `--buffer NAME=LEN` items.
+    A name sizes the variables it names at its most specific level (a variable's own name
+    before a member's, a member's before a block type's), and a variable takes the most
+    specific name given for it. Every runtime array the code uses needs a length; one it never
+    uses is empty unless given."""
+    wanted = runtime_names(view)
     known = {alias for aliases in wanted.values() for alias in aliases}
     for name, length in buffers.items():
         if name not in known:
@@ -162,14 +210,52 @@ def runtime_lengths(view: ModuleView, buffers: Mapping[str, int], path: str) -> 
             raise InputError(f"{path}: --buffer {name}={length}: no runtime-sized array is called {name!r} ({choices})")
         if length < 1:
             raise InputError(f"{path}: --buffer {name}={length}: a length must be at least 1")
-    for tid, aliases in wanted.items():
-        given = [buffers[a] for a in aliases if a in buffers]
-        if not given:
-            raise InputError(
-                f"{path}: the runtime-sized array {aliases[0]!r} needs a length: --buffer {aliases[0]}=LEN"
-            )
-        lengths[tid] = given[0]
+    levels = _alias_levels(view, wanted)
+    used = referenced_ids(view)
+    lengths: dict[int, int] = {}
+    missing: list[str] = []
+    for var, aliases in wanted.items():
+        given = sorted((levels[var][a], a) for a in aliases if a in buffers and levels[var][a] == _lowest(levels, a))
+        if given:
+            lengths[var] = buffers[given[0][1]]
+        elif var in used:
+            missing.append(aliases[0])
+    if len(missing) == 1:
+        raise InputError(f"{path}: the runtime-sized array {missing[0]!r} needs a length: --buffer {missing[0]}=LEN")
+    if missing:
+        shown = ", ".join(repr(name) for name in missing)
+        raise InputError(
+            f"{path}: the runtime-sized arrays {shown} need lengths: "
+            + " ".join(f"--buffer {name}=LEN" for name in missing)
+        )
     return lengths
+
+
+def _alias_levels(view: ModuleView, wanted: Mapping[int, tuple[str, ...]]) -> dict[int, dict[str, int]]:
+    """Variable -> alias -> 0 its own name, 1 its member's, 2 its block type's."""
+    levels: dict[int, dict[str, int]] = {}
+    for var in wanted:
+        block = view.types[view.variables[var].pointee]
+        assert isinstance(block, StructType)
+        member = view.member_names.get((block.id, len(block.members) - 1), "")
+        named = {view.names.get(block.id, ""): 2, member: 1, variable_name(view, view.variables[var]): 0}
+        levels[var] = {alias: level for alias, level in named.items() if alias}
+    return levels
+
+
+def _lowest(levels: Mapping[int, Mapping[str, int]], alias: str) -> int:
+    return min(found[alias] for found in levels.values() if alias in found)
+
+
+def referenced_ids(view: ModuleView) -> frozenset[int]:
+    """Every id an instruction of a function reads."""
+    return frozenset(
+        ident
+        for function in view.functions.values()
+        for block in function.blocks
+        for inst in block.instructions
+        for ident in inst.ids()
+    )
 
 
 def shared_layout(
@@ -181,15 +267,16 @@ def shared_layout(
     group_names: list[tuple[str, int]] = []
     top = group_top = 0
     for var in shared_variables(view):
-        leaves = types.leaves(var.pointee, variable_name(view, var))
+        own = types.of(var.id)
+        leaves = own.leaves(var.pointee, variable_name(view, var))
         if var.storage_class == "Workgroup":
             group_base[var.id] = group_top
             group_names += [(name, group_top + at) for name, at in leaves]
-            group_top += types.size(var.pointee)
+            group_top += own.size(var.pointee)
         else:
             base[var.id] = top
             names += [(name, top + at) for name, at in leaves]
-            top += types.size(var.pointee)
+            top += own.size(var.pointee)
     for w in range(workgroups):
         names += [(f"wg{w}:{name}", top + w * group_top + at) for name, at in group_names]
     cells = [0] * (top + workgroups * group_top)

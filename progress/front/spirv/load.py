@@ -24,8 +24,9 @@ from progress.errors import InputError, SourcePosition
 from progress.front.header import LaunchSettings, launch_settings
 from progress.front.spirv.asmlines import assembly_lines
 from progress.front.spirv.decode import decode
-from progress.front.spirv.ir import EntryPoint, Module
+from progress.front.spirv.ir import EntryPoint, Module, ModuleView, StructType, Variable
 from progress.front.spirv.kernel import KernelSystem, Launch
+from progress.front.spirv.layout import runtime_names, shared_variables, variable_name
 from progress.front.spirv.lines import attach_lines, embedded_sources
 from progress.front.spirv.subset import check_subset
 from progress.front.spirv.toolchain import (
@@ -53,6 +54,9 @@ class LoadedKernel:
     source: str
     binary: bytes
     entry: EntryPoint
+    removed: frozenset[str] = frozenset()
+    """After spirv-opt: the names of shared variables (and of their members) it removed,
+    which the launch settings may name without being refused."""
 
 
 def kind_of(path: str | Path) -> str | None:
@@ -97,9 +101,13 @@ def _finish(
     kind: str | None,
     limits: ToolLimits,
 ) -> LoadedKernel:
+    removed: frozenset[str] = frozenset()
     if optimized:
+        before = decode(binary, name).view
         binary = optimize(binary, name, limits)
     module = decode(binary, name)
+    if optimized:
+        removed = removed_names(before, module.view)
     if kind in COMPILED_NAME:
         module = attach_lines(module, {COMPILED_NAME[kind]: name}, {COMPILED_NAME[kind]: text})
     elif kind == "spvasm":
@@ -110,15 +118,49 @@ def _finish(
     _validate(module, binary, name, limits)
     settings = header.overridden_by(given)
     entry = check_subset(module, name, settings.entry)
-    return LoadedKernel(module, settings, text, binary, entry)
+    return LoadedKernel(module, settings, text, binary, entry, removed)
 
 
 def launch_system(loaded: LoadedKernel, test: str, path: str) -> KernelSystem:
     """The loaded kernel launched by its settings, as the checker's System;
-    `test` names it in reports, `path` in errors."""
+    `test` names it in reports, `path` in errors. Settings that name what
+    spirv-opt removed (`loaded.removed`) are left out."""
     settings = loaded.settings
-    launch = Launch(settings.workgroups or 1, dict(settings.buffers), settings.init, loaded.entry.name)
+    buffers = {name: length for name, length in settings.buffers.items() if name not in loaded.removed}
+    init = tuple(item for item in settings.init if _root(item[0]) not in loaded.removed)
+    launch = Launch(settings.workgroups or 1, buffers, init, loaded.entry.name)
     return KernelSystem(loaded.module, launch, test, path, _digest(loaded.binary, launch))
+
+
+def removed_names(before: ModuleView, after: ModuleView) -> frozenset[str]:
+    """The names of the shared variables of `before` that `after` lacks, their members'
+    (an anonymous block's cells are its members') and their runtime arrays'."""
+    kept = {_identity(after, v) for v in shared_variables(after)}
+    aliases = runtime_names(before)
+    removed: set[str] = set()
+    for var in shared_variables(before):
+        name = variable_name(before, var)
+        if _identity(before, var) in kept:
+            continue
+        block = before.types.get(var.pointee)
+        members = len(block.members) if isinstance(block, StructType) else 0
+        removed |= {name, *aliases.get(var.id, ())}
+        removed |= {before.member_names.get((var.pointee, i), "") for i in range(members)} if not name else set()
+    kept_aliases = {a for names in runtime_names(after).values() for a in names}
+    return frozenset(removed - {""} - kept_aliases)
+
+
+def _identity(view: ModuleView, var: Variable) -> tuple[object, ...]:
+    """What a variable is across spirv-opt: its descriptor set and binding, else its name."""
+    found = [view.decoration(var.id, d) for d in ("DescriptorSet", "Binding")]
+    if all(d is not None for d in found):
+        return tuple(d.value for d in found if d is not None)
+    return (var.storage_class, variable_name(view, var))
+
+
+def _root(cell: str) -> str:
+    """The variable (or anonymous block member) a cell name starts with."""
+    return cell.split("[")[0].split(".")[0]
 
 
 def _digest(binary: bytes, launch: Launch) -> str:
