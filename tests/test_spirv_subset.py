@@ -110,16 +110,10 @@ CASES = {
         "OpCopyMemory",
         "OpCopyMemory: is not in the supported subset",
     ),
-    "a push constant": (
-        kernel(
-            globals_=(
-                "%pc = OpTypeStruct %uint\n%ppc = OpTypePointer PushConstant %pc\n"
-                "%push = OpVariable %ppc PushConstant\n"
-            ),
-            decorations=DECORATE + "OpDecorate %pc Block\nOpMemberDecorate %pc 0 Offset 0\n",
-        ),
-        "%ppc = OpTypePointer",
-        "variables of storage class PushConstant are not supported",
+    "an Output variable": (
+        kernel(globals_="%pout = OpTypePointer Output %uint\n%out = OpVariable %pout Output\n", interface="%out"),
+        "%pout = OpTypePointer",
+        "variables of storage class Output are not supported",
     ),
 }
 

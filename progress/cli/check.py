@@ -10,6 +10,7 @@ import time
 import click
 
 from progress.cli.inputs import AXB_SUFFIXES, KERNEL_SUFFIXES, display, expand_each, read_text
+from progress.cli.launch_options import constant_options
 from progress.core.analyze import FAIRNESSES, NO_FAIRNESS, check_program, queries_for
 from progress.core.program import Program
 from progress.core.registry import all_models, find_model
@@ -95,6 +96,7 @@ of every later collection. 4% of the 483-test JSON check (bench_scale.py)."""
 @click.option(
     "--optimize", is_flag=True, default=None, help="Kernels: also check the spirv-opt -O module and say what differs."
 )
+@constant_options
 def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit, expect_header, **kernel_options):
     """Decide whether each test is guaranteed to terminate.
 

@@ -22,9 +22,12 @@ from progress.errors import Inconclusive, InputError
 from progress.front.header import (
     LaunchSettings,
     add_buffer,
+    add_push,
+    add_spec,
     kernel_expectations,
     parse_entry,
     parse_init,
+    parse_local_size,
     parse_workgroups,
 )
 from progress.front.spirv.kernel import KernelSystem
@@ -110,17 +113,26 @@ def kernel_system(path: Path | str, given: LaunchSettings) -> KernelSystem:
     return launch_system(loaded, Path(name).stem, name)
 
 
-def given_settings(workgroups, buffers, inits, entry, optimize) -> LaunchSettings:
+def given_settings(workgroups, buffers, inits, entry, optimize, specs=(), pushes=(), local_size=None) -> LaunchSettings:
     """The command line's launch settings (they override each kernel header's)."""
     buffer_lengths: dict[str, int] = {}
     for text in buffers:
         add_buffer(text, buffer_lengths)
+    spec: list[tuple[str, int]] = []
+    push: list[tuple[str, int | None, int]] = []
+    for text in specs:
+        add_spec(text, spec)
+    for text in pushes:
+        add_push(text, push)
     return LaunchSettings(
         workgroups=None if workgroups is None else parse_workgroups(workgroups),
         buffers=MappingProxyType(buffer_lengths),
         init=tuple(parse_init(text) for text in inits),
         entry=None if entry is None else parse_entry(entry),
         optimize=optimize,
+        spec=tuple(spec),
+        push=tuple(push),
+        local_size=None if local_size is None else parse_local_size(local_size),
     )
 
 

@@ -34,7 +34,7 @@ RETURNED_STATE = (RETURNED, (), ())
 LOCAL_STEPS = 1_000_000
 """Instructions one settle may run without a visible action before the check stops (exit 3)."""
 
-SHARED, FUNCTION, PRIVATE, INPUT = "s", "f", "p", "i"
+SHARED, FUNCTION, PRIVATE, INPUT, PUSH = "s", "f", "p", "i", "c"
 WORKGROUP_SCOPE = 2
 _BUILTINS = ("GlobalInvocationId", "LocalInvocationId", "WorkgroupId", "LocalInvocationIndex", "NumWorkgroups")
 
@@ -338,6 +338,8 @@ class Interpreter:
             return (PRIVATE, var, 0)
         if storage == "Input":
             return (INPUT, var, 0)
+        if storage == "PushConstant":
+            return (PUSH, var, 0)
         raise InputError(f"variables of storage class {storage} are not supported (%{var})")
 
     def _pointee(self, pointer: int) -> int:
@@ -375,6 +377,8 @@ class Interpreter:
             return run.frames[key[0]].variables[key[1]]
         if space == PRIVATE:
             return run.private[key]
+        if space == PUSH:
+            return list(self.layout.push[key])  # a copy: push constants are read-only
         raise InputError(f"a local access through a pointer into {space}")
 
     def _load_local(self, run: Run, inst: Instruction, unit: int) -> Any:

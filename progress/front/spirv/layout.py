@@ -10,9 +10,10 @@ variables use the same natural layout inside an invocation's local state.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from progress.errors import InputError
 from progress.front.spirv.ir import (
@@ -148,6 +149,8 @@ class SharedLayout:
     groups_at: int
     names: tuple[tuple[str, int], ...]
     initial: tuple[int, ...]
+    push: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    """Each PushConstant variable's cells (read-only, local to every invocation, not shared)."""
 
 
 def variable_name(view: ModuleView, var: Variable) -> str:
@@ -259,7 +262,12 @@ def referenced_ids(view: ModuleView) -> frozenset[int]:
 
 
 def shared_layout(
-    view: ModuleView, types: Types, workgroups: int, init: tuple[tuple[str, int | None, int], ...], path: str
+    view: ModuleView,
+    types: Types,
+    workgroups: int,
+    init: tuple[tuple[str, int | None, int], ...],
+    path: str,
+    push: tuple[tuple[str, int | None, int], ...] = (),
 ) -> SharedLayout:
     base: dict[int, int] = {}
     group_base: dict[int, int] = {}
@@ -281,32 +289,67 @@ def shared_layout(
         names += [(f"wg{w}:{name}", top + w * group_top + at) for name, at in group_names]
     cells = [0] * (top + workgroups * group_top)
     _initialize(cells, names, init, path)
-    return SharedLayout(base, group_base, group_top, top, tuple(names), tuple(cells))
+    constants = push_constants(view, types, push, path)
+    return SharedLayout(base, group_base, group_top, top, tuple(names), tuple(cells), constants)
+
+
+def push_constants(
+    view: ModuleView, types: Types, push: tuple[tuple[str, int | None, int], ...], path: str
+) -> dict[int, tuple[int, ...]]:
+    """Each PushConstant variable's cells, laid out by Offset as a buffer is: 0 unless `--push`
+    (named as `--init` names a cell) says otherwise."""
+    variables = sorted((v for v in view.variables.values() if v.storage_class == "PushConstant"), key=lambda v: v.id)
+    names: list[tuple[str, int]] = []
+    starts: dict[int, tuple[int, int]] = {}
+    top = 0
+    for var in variables:
+        names += [(name, top + at) for name, at in types.leaves(var.pointee, variable_name(view, var))]
+        starts[var.id] = (top, types.size(var.pointee))
+        top += types.size(var.pointee)
+    if push and not variables:
+        name, index, value = push[0]
+        raise InputError(
+            f"{path}: --push {name}{'' if index is None else f'[{index}]'}={value}: the kernel has no push constants"
+        )
+    cells = [0] * top
+    _initialize(cells, names, push, path, "--push", "push constant")
+    return {var: tuple(cells[start : start + size]) for var, (start, size) in starts.items()}
 
 
 def _initialize(
-    cells: list[int], names: list[tuple[str, int]], init: tuple[tuple[str, int | None, int], ...], path: str
+    cells: list[int],
+    names: list[tuple[str, int]],
+    init: tuple[tuple[str, int | None, int], ...],
+    path: str,
+    option: str = "--init",
+    what: str = "shared memory cell",
 ) -> None:
-    """`--init NAME=V` sets every cell of NAME (a scalar, an array, a struct);
-    `--init NAME[i]=V` one element's cells. Values are 32-bit (negative ones wrap)."""
+    """`--init NAME=V` sets every cell of NAME (a scalar, an array, a struct; a Workgroup
+    variable's in every workgroup, or `wgN:NAME` in one); `--init NAME[i]=V` one element's
+    cells. Values are 32-bit (negative ones wrap)."""
     for name, index, value in init:
         target = name if index is None else f"{name}[{index}]"
         chosen = [at for cell, at in names if _within(cell, target)]
         if not chosen:
-            raise InputError(
-                f"{path}: --init {target}={value}: no shared memory cell is called {target!r}" + _hint(names, name)
-            )
+            raise InputError(f"{path}: {option} {target}={value}: no {what} is called {target!r}" + _hint(names, what))
         if not -(2**31) <= value < 2**32:
-            raise InputError(f"{path}: --init {target}={value}: the value does not fit in 32 bits")
+            raise InputError(f"{path}: {option} {target}={value}: the value does not fit in 32 bits")
         for at in chosen:
             cells[at] = value & 0xFFFFFFFF
 
 
 def _within(cell: str, target: str) -> bool:
+    """`cell` is `target` or a part of it; a Workgroup variable's cell (`wg1:s[0]`) is also
+    named without its workgroup, for every workgroup's copy at once."""
+    if not _GROUP.match(target):
+        cell = _GROUP.sub("", cell, count=1)
     return cell == target or cell.startswith(target + ".") or cell.startswith(target + "[")
 
 
-def _hint(names: list[tuple[str, int]], name: str) -> str:
+_GROUP = re.compile(r"wg\d+:")
+
+
+def _hint(names: list[tuple[str, int]], what: str) -> str:
     roots = sorted({cell.split("[")[0].split(".")[0] for cell, _ in names})
     shown = ", ".join(roots[:12]) or "none"
-    return f" (the shared variables: {shown})"
+    return f" (the {what}s are in: {shown})"

@@ -28,6 +28,7 @@ from progress.front.spirv.ir import EntryPoint, Module, ModuleView, StructType, 
 from progress.front.spirv.kernel import KernelSystem, Launch
 from progress.front.spirv.layout import runtime_names, shared_variables, variable_name
 from progress.front.spirv.lines import attach_lines, embedded_sources
+from progress.front.spirv.specialize import specialize
 from progress.front.spirv.subset import check_subset
 from progress.front.spirv.toolchain import (
     DEFAULT_LIMITS,
@@ -117,6 +118,7 @@ def _finish(
         text, header = _embedded_header(module, name)
     _validate(module, binary, name, limits)
     settings = header.overridden_by(given)
+    module = specialize(module, settings.spec, settings.local_size, module.view.entry_point(settings.entry), name)
     entry = check_subset(module, name, settings.entry)
     return LoadedKernel(module, settings, text, binary, entry, removed)
 
@@ -128,8 +130,8 @@ def launch_system(loaded: LoadedKernel, test: str, path: str) -> KernelSystem:
     settings = loaded.settings
     buffers = {name: length for name, length in settings.buffers.items() if name not in loaded.removed}
     init = tuple(item for item in settings.init if _root(item[0]) not in loaded.removed)
-    launch = Launch(settings.workgroups or 1, buffers, init, loaded.entry.name)
-    return KernelSystem(loaded.module, launch, test, path, _digest(loaded.binary, launch))
+    launch = Launch(settings.workgroups or 1, buffers, init, loaded.entry.name, settings.push)
+    return KernelSystem(loaded.module, launch, test, path, _digest(loaded.binary, launch, settings))
 
 
 def removed_names(before: ModuleView, after: ModuleView) -> frozenset[str]:
@@ -163,10 +165,12 @@ def _root(cell: str) -> str:
     return cell.split("[")[0].split(".")[0]
 
 
-def _digest(binary: bytes, launch: Launch) -> str:
+def _digest(binary: bytes, launch: Launch, settings: LaunchSettings) -> str:
     """16 hex digits of the SPIR-V binary and the launch: the kernel test's hash."""
     hasher = hashlib.sha256(binary)
     hasher.update(repr((launch.workgroups, sorted(launch.buffers.items()), launch.init, launch.entry)).encode())
+    if settings.spec or settings.push or settings.local_size:  # a launch without them keeps its old hash
+        hasher.update(repr((sorted(settings.spec), settings.push, settings.local_size)).encode())
     return hasher.hexdigest()[:16]
 
 

@@ -54,7 +54,7 @@ SUPPORTED = frozenset(
 )
 """The instructions a kernel may use (what the kernel interpreter executes)."""
 
-STORAGE_CLASSES = frozenset({"StorageBuffer", "Uniform", "Workgroup", "Private", "Function", "Input"})
+STORAGE_CLASSES = frozenset({"StorageBuffer", "Uniform", "Workgroup", "Private", "Function", "Input", "PushConstant"})
 BUILTINS = frozenset(
     {"GlobalInvocationId", "LocalInvocationId", "LocalInvocationIndex", "WorkgroupId", "NumWorkgroups"}
 )
