@@ -154,12 +154,8 @@ def _rewritten(module: Module, given: dict[int, int], fresh: dict[int, tuple[int
     for inst in module.instructions:
         constant = view.constants.get(inst.result or -1)
         if inst.result in fresh:
-            parts = []
-            for value in fresh[inst.result]:
-                out.append(_scalar_constant(view, inst, bound, _scalar(view, inst), value))
-                parts.append(Id(bound))
-                bound += 1
-            out.append(replace(inst, operands=tuple(parts)))
+            made, bound = _as_plain(view, replace(inst, opcode="OpSpecConstantOp"), fresh[inst.result], bound)
+            out += made
         elif constant is not None and constant.is_spec:
             value = _value(view, constant, given, known, inst, path)
             known[constant.id] = value
