@@ -27,7 +27,21 @@ from progress.errors import Inconclusive, InputError
 from progress.front.spirv.code import Code, prepare
 from progress.front.spirv.ir import Id, Instruction, ModuleView, PointerType, StructType, VectorType
 from progress.front.spirv.layout import SharedLayout, Types
-from progress.front.spirv.values import ATOMIC, BINARY, GLSL_STD, MASK, UNARY, Fault, lift
+from progress.front.spirv.values import (
+    ATOMIC,
+    BINARY,
+    BITS,
+    DOTS,
+    GLSL_STD,
+    MASK,
+    PAIRS,
+    REDUCTIONS,
+    UNARY,
+    Fault,
+    dot,
+    lift,
+    pair,
+)
 
 POISED, WAITING, LOOPING, RETURNED = 0, 1, 2, 3
 RETURNED_STATE = (RETURNED, (), ())
@@ -36,6 +50,7 @@ LOCAL_STEPS = 1_000_000
 
 SHARED, FUNCTION, PRIVATE, INPUT, PUSH = "s", "f", "p", "i", "c"
 WORKGROUP_SCOPE = 2
+INTEGER = frozenset(BITS) | frozenset(REDUCTIONS) | frozenset(PAIRS) | frozenset(DOTS)
 _BUILTINS = ("GlobalInvocationId", "LocalInvocationId", "WorkgroupId", "LocalInvocationIndex", "NumWorkgroups")
 
 
@@ -236,9 +251,24 @@ class Interpreter:
                 if isinstance(condition, tuple)
                 else (a if condition else b)
             )
+        elif op in INTEGER:
+            value = self._integer(run, inst, unit)
         else:
             value = self._composite(run, inst, unit)
         frame.values[inst.result or 0] = value
+
+    def _integer(self, run: Run, inst: Instruction, unit: int) -> Any:
+        """Bit fields, boolean reductions, carries and wide products, dot products."""
+        op = inst.opcode
+        args = [self._value(run, o, unit) for o in inst.operands if isinstance(o, Id)]
+        if op in BITS:
+            return lift(BITS[op], *args)
+        if op in REDUCTIONS:
+            return REDUCTIONS[op](args[0])
+        if op in PAIRS:
+            return pair(op, args[0], args[1])
+        packed = "PackedVectorFormat4x8Bit" in inst.operands
+        return dot(op, args[0], args[1], args[2] if len(args) > 2 else None, packed)
 
     def _composite(self, run: Run, inst: Instruction, unit: int) -> Any:
         op, ops = inst.opcode, inst.operands
@@ -251,6 +281,14 @@ class Interpreter:
             return value
         if op == "OpCompositeInsert":
             return _insert(self._value(run, ops[1], unit), [_int(i) for i in ops[2:]], self._value(run, ops[0], unit))
+        if op in ("OpVectorExtractDynamic", "OpVectorInsertDynamic"):
+            vector = self._value(run, ops[0], unit)
+            index = self._value(run, ops[-1], unit)
+            if not 0 <= index < len(vector):
+                raise _error(inst, f"index {index} is out of bounds of a vector of {len(vector)} components")
+            if op == "OpVectorExtractDynamic":
+                return vector[index]
+            return vector[:index] + (self._value(run, ops[1], unit),) + vector[index + 1 :]
         if op == "OpVectorShuffle":
             joined = tuple(self._value(run, ops[0], unit)) + tuple(self._value(run, ops[1], unit))
             return tuple(joined[_int(i)] for i in ops[2:])

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from progress.errors import InputError, InputErrors
 from progress.front.spirv.ir import EntryPoint, Id, Instruction, Module, ModuleView
+from progress.front.spirv.values import GLSL_STD
 
 SUBGROUP = (
     "subgroup operations are not supported: subgroup semantics is its own research question "
@@ -50,6 +51,10 @@ SUPPORTED = frozenset(
     OpAtomicCompareExchange OpAtomicIIncrement OpAtomicIDecrement OpAtomicIAdd OpAtomicISub OpAtomicSMin
     OpAtomicUMin OpAtomicSMax OpAtomicUMax OpAtomicAnd OpAtomicOr OpAtomicXor OpPhi OpLoopMerge
     OpSelectionMerge OpLabel OpBranch OpBranchConditional OpSwitch OpReturn OpReturnValue OpUnreachable
+    OpBitFieldInsert OpBitFieldSExtract OpBitFieldUExtract OpBitReverse OpBitCount OpAll OpAny
+    OpIAddCarry OpISubBorrow OpUMulExtended OpSMulExtended OpSDot OpUDot OpSUDot OpSDotAccSat
+    OpUDotAccSat OpSUDotAccSat OpVectorExtractDynamic
+    OpVectorInsertDynamic OpCopyLogical
     """.split()
 )
 """The instructions a kernel may use (what the kernel interpreter executes)."""
@@ -187,6 +192,8 @@ def _instruction_problem(inst: Instruction, view: ModuleView) -> str | None:
         return _barrier_problem(inst, view)
     if op == "OpExtInst":
         set_name = view.ext_imports.get(inst.operands[0].value if isinstance(inst.operands[0], Id) else -1, "")
+        if set_name == "GLSL.std.450" and str(inst.operands[1]) not in GLSL_STD:
+            return f"{inst.operands[1]} of GLSL.std.450 is not supported (its integer instructions are)"
         if set_name != "GLSL.std.450" and not set_name.startswith(NON_SEMANTIC):
             return f"the extended instruction set {set_name!r} is not supported (GLSL.std.450 is)"
     return None
