@@ -130,7 +130,7 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
         try:
             if isinstance(path, InputError):
                 raise path
-            if path.suffix in KERNEL_SUFFIXES:
+            if path.name.endswith(KERNEL_SUFFIXES):
                 from progress.cli.kernel import check_kernel  # the SPIR-V front end, on demand
 
                 result = check_kernel(

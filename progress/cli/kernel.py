@@ -31,7 +31,7 @@ from progress.front.header import (
     parse_workgroups,
 )
 from progress.front.spirv.kernel import KernelSystem
-from progress.front.spirv.load import LoadedKernel, kind_of, launch_system, load_kernel
+from progress.front.spirv.load import LoadedKernel, kind_of, launch_system, load_kernel, test_name
 from progress.report.render import label, phrase
 
 OPTIMIZED = " (spirv-opt -O)"
@@ -78,20 +78,38 @@ def check_kernel(
     loaded = load_kernel(data, name, kind, given)
     expected = None if known is None else _expectations(loaded, name, kind, known)
     options = {"max_states": max_states, "time_limit": time_limit, "witnesses": witnesses}
-    source = _checked(loaded, Path(name).stem, name, queries, options)
+    source = _checked(loaded, test_name(name), name, queries, options)
+    notes = subgroup_notes(loaded.settings, source.system)
     if not loaded.settings.optimize:
-        return KernelResult((source,), (), expected)
+        return KernelResult((source,), notes, expected)
     try:
         optimized = _checked(
-            load_kernel(data, name, kind, given, optimized=True), Path(name).stem + OPTIMIZED, name, queries, options
+            load_kernel(data, name, kind, given, optimized=True), test_name(name) + OPTIMIZED, name, queries, options
         )
     except InputError as error:
         note = (
-            f"{Path(name).stem}: --optimize: the spirv-opt -O module could not be checked (below); "
+            f"{test_name(name)}: --optimize: the spirv-opt -O module could not be checked (below); "
             "the verdicts above are the module's as compiled"
         )
-        return KernelResult((source,), (note,), expected, error)
-    return KernelResult((source, optimized), _differences(source, optimized, max_states, time_limit), expected)
+        return KernelResult((source,), (*notes, note), expected, error)
+    differences = _differences(source, optimized, max_states, time_limit)
+    return KernelResult((source, optimized), notes + differences, expected)
+
+
+def subgroup_notes(settings: LaunchSettings, system: KernelSystem) -> tuple[str, ...]:
+    """What a subgroup size (Dat3M's @Config T) means to the check: nothing yet, said once
+    a workgroup holds more than one subgroup."""
+    size = settings.subgroup_size
+    if size is None or system.per_group <= size:
+        return ()
+    count = -(-system.per_group // size)
+    return (
+        f"{system.name}: {count} subgroups of {size} invocation{'s' if size > 1 else ''} per workgroup: "
+        "subgroups and the invocations "
+        "in them are fair here (docs/semantics.md section 8: every enabled invocation of a fair workgroup is "
+        "fair), so the verdicts are those of the workgroups, whatever the subgroups; subgroup operations are "
+        "refused",
+    )
 
 
 def _expectations(loaded: LoadedKernel, name: str, kind: str, known: dict) -> dict:
@@ -110,7 +128,7 @@ def kernel_system(path: Path | str, given: LaunchSettings) -> KernelSystem:
     """The kernel in `path` as a System, launched by its header and `given` (`progress show`)."""
     name = display(path)
     loaded = load_kernel(read_bytes(path), name, kind_of(path) or "spv", given)
-    return launch_system(loaded, Path(name).stem, name)
+    return launch_system(loaded, test_name(name), name)
 
 
 def given_settings(workgroups, buffers, inits, entry, optimize, specs=(), pushes=(), local_size=None) -> LaunchSettings:

@@ -61,7 +61,7 @@ def show(path, model_name, fairness, fmt, output, max_states, max_draw, workgrou
     if fmt == "png" and output is None and sys.stdout.isatty():
         raise UsageError("a PNG is binary: give -o FILE.png (or redirect standard output)")
     model = find_model(model_name)
-    if path.suffix in KERNEL_SUFFIXES:
+    if path.name.endswith(KERNEL_SUFFIXES):
         from progress.cli.kernel import given_settings, kernel_system  # the SPIR-V front end, on demand
 
         given = given_settings(workgroups, buffers, inits, None, None, **constants)

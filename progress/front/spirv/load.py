@@ -9,7 +9,7 @@ subset. Every problem is an InputError (exit 2) with a position.
 `launch_system` makes it the checker's System under its settings.
 
 Kinds by suffix (`KIND_OF_SUFFIX`): `.comp`/`.glsl` GLSL, `.hlsl` HLSL,
-`.spvasm` SPIR-V assembly, `.spv` a binary. A binary has no header of its
+`.spvasm` and `.spv.dis` SPIR-V assembly, `.spv` a binary. A binary has no header of its
 own; the header of the source it embeds (glslang -g) is read instead.
 Source lines of assembly are the assembly's lines (one instruction a line).
 """
@@ -21,9 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from progress.errors import InputError, SourcePosition
+from progress.front.dat3m_header import assembly_settings
 from progress.front.header import LaunchSettings, launch_settings
 from progress.front.spirv.asmlines import assembly_lines
 from progress.front.spirv.decode import decode
+from progress.front.spirv.inputs import input_launch
 from progress.front.spirv.ir import EntryPoint, Module, ModuleView, StructType, Variable
 from progress.front.spirv.kernel import KernelSystem, Launch
 from progress.front.spirv.layout import runtime_names, shared_variables, variable_name
@@ -60,9 +62,18 @@ class LoadedKernel:
     which the launch settings may name without being refused."""
 
 
+def test_name(path: str | Path) -> str:
+    """A kernel file's name without its kind's suffix (`mp.spv.dis` -> `mp`), as reports call it."""
+    name = Path(path).name
+    return name[: -len(".spv.dis")] if name.lower().endswith(".spv.dis") else Path(name).stem
+
+
 def kind_of(path: str | Path) -> str | None:
     """The kernel kind of a file name, None when it is not a kernel."""
-    return KIND_OF_SUFFIX.get(Path(path).suffix.lower())
+    name = Path(path).name.lower()
+    if name.endswith(".spv.dis"):  # spirv-dis's output, as Dat3M names its tests
+        return "spvasm"
+    return KIND_OF_SUFFIX.get(Path(name).suffix)
 
 
 def load_kernel(
@@ -83,7 +94,7 @@ def load_kernel(
     if kind == "spv":
         return _finish(data, name, "", LaunchSettings(), given, optimized, None, limits)
     text = _text(data, name)
-    header = launch_settings(text, name, kind)
+    header = assembly_settings(text, name) if kind == "spvasm" else launch_settings(text, name, kind)
     entry = header.overridden_by(given).entry
     if kind == "spvasm":
         binary = assemble(data, name, limits)
@@ -128,8 +139,9 @@ def launch_system(loaded: LoadedKernel, test: str, path: str) -> KernelSystem:
     `test` names it in reports, `path` in errors. Settings that name what
     spirv-opt removed (`loaded.removed`) are left out."""
     settings = loaded.settings
-    buffers = {name: length for name, length in settings.buffers.items() if name not in loaded.removed}
-    init = tuple(item for item in settings.init if _root(item[0]) not in loaded.removed)
+    given_buffers, given_init = input_launch(loaded.module.view, settings.inputs)
+    buffers = given_buffers | {name: n for name, n in settings.buffers.items() if name not in loaded.removed}
+    init = tuple(given_init) + tuple(item for item in settings.init if _root(item[0]) not in loaded.removed)
     launch = Launch(settings.workgroups or 1, buffers, init, loaded.entry.name, settings.push)
     return KernelSystem(loaded.module, launch, test, path, _digest(loaded.binary, launch, settings))
 
@@ -171,6 +183,8 @@ def _digest(binary: bytes, launch: Launch, settings: LaunchSettings) -> str:
     hasher.update(repr((launch.workgroups, sorted(launch.buffers.items()), launch.init, launch.entry)).encode())
     if settings.spec or settings.push or settings.local_size:  # a launch without them keeps its old hash
         hasher.update(repr((sorted(settings.spec), settings.push, settings.local_size)).encode())
+    if settings.subgroup_size:
+        hasher.update(repr(settings.subgroup_size).encode())
     return hasher.hexdigest()[:16]
 
 
