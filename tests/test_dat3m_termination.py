@@ -93,6 +93,24 @@ def test_dat3m_header_on_a_kernel_of_ours():
     assert dict(final)["%sum.m0[0]"] == 36 + 100
 
 
+def test_the_assembly_names_survive_spirv_opt():
+    """The optimized module no longer pairs with the assembly's lines, but spirv-opt keeps
+    ids, so @Input's `%names` still find their variables."""
+    given = given_settings(None, [], [], None, True)
+    result = check_kernel(
+        LAUNCH / "dat3m_style.spvasm",
+        given,
+        queries_for(all_models()),
+        max_states=None,
+        time_limit=None,
+        witnesses=False,
+    )
+    assert result.failed is None and len(result.checked) == 2
+    assert result.differences[-1] == (
+        "dat3m_style: --optimize: the same verdicts and the same terminal memory states after spirv-opt -O"
+    )
+
+
 def test_subgroups_are_said_to_be_fair():
     result = check_kernel(
         LAUNCH / "dat3m_style.spvasm",

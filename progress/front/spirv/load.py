@@ -17,7 +17,7 @@ Source lines of assembly are the assembly's lines (one instruction a line).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from progress.errors import InputError, SourcePosition
@@ -114,18 +114,14 @@ def _finish(
     limits: ToolLimits,
 ) -> LoadedKernel:
     removed: frozenset[str] = frozenset()
+    before = _with_lines(decode(binary, name), kind, name, text) if optimized else None
     if optimized:
-        before = decode(binary, name).view
         binary = optimize(binary, name, limits)
-    module = decode(binary, name)
-    if optimized:
-        removed = removed_names(before, module.view)
-    if kind in COMPILED_NAME:
-        module = attach_lines(module, {COMPILED_NAME[kind]: name}, {COMPILED_NAME[kind]: text})
-    elif kind == "spvasm":
-        module = assembly_lines(attach_lines(module), text, name)
-    else:
-        module = attach_lines(module)
+    module = _with_lines(decode(binary, name), kind, name, text)
+    if before is not None:
+        module = _kept_aliases(before, module)
+        removed = removed_names(before.view, module.view)
+    if kind not in COMPILED_NAME and kind != "spvasm":
         text, header = _embedded_header(module, name)
     _validate(module, binary, name, limits)
     settings = header.overridden_by(given)
@@ -134,12 +130,31 @@ def _finish(
     return LoadedKernel(module, settings, text, binary, entry, removed)
 
 
+def _with_lines(module: Module, kind: str | None, name: str, text: str) -> Module:
+    """`module` with its source lines: the compiled source's, the assembly's, or the embedded source's."""
+    if kind in COMPILED_NAME:
+        return attach_lines(module, {COMPILED_NAME[kind]: name}, {COMPILED_NAME[kind]: text})
+    if kind == "spvasm":
+        return assembly_lines(attach_lines(module), text, name)
+    return attach_lines(module)
+
+
+def _kept_aliases(before: Module, after: Module) -> Module:
+    """The optimized module with the assembly's `%names` of the variables it kept (spirv-opt
+    keeps ids; the assembly's lines no longer pair with its instructions)."""
+    if after.aliases or not before.aliases:
+        return after
+    kept = tuple((ident, alias) for ident, alias in before.aliases if ident in after.view.variables)
+    return replace(after, aliases=kept)
+
+
 def launch_system(loaded: LoadedKernel, test: str, path: str) -> KernelSystem:
     """The loaded kernel launched by its settings, as the checker's System;
     `test` names it in reports, `path` in errors. Settings that name what
     spirv-opt removed (`loaded.removed`) are left out."""
     settings = loaded.settings
-    given_buffers, given_init = input_launch(loaded.module.view, settings.inputs)
+    inputs = tuple(i for i in settings.inputs if not {i.name, i.name[1:]} & loaded.removed)
+    given_buffers, given_init = input_launch(loaded.module.view, inputs)
     buffers = given_buffers | {name: n for name, n in settings.buffers.items() if name not in loaded.removed}
     init = tuple(given_init) + tuple(item for item in settings.init if _root(item[0]) not in loaded.removed)
     launch = Launch(settings.workgroups or 1, buffers, init, loaded.entry.name, settings.push)
