@@ -180,3 +180,11 @@ def test_optimize_keeps_specialization_constants_and_refuses_a_folded_size():
     folded = run(LAUNCH / "read_size.comp", local_size="3")
     assert len(folded.checked) == 1 and folded.failed is not None
     assert "the workgroup size 512,1,1 is written into the kernel" in folded.failed.message
+
+
+def test_an_operation_without_a_value_is_refused_at_its_line(tmp_path):
+    text = (LAUNCH / "spec_ops.spvasm").read_text().replace("UDiv %sum %u4", "UDiv %sum %b")
+    (tmp_path / "div.spvasm").write_text(text)
+    assert memory(tmp_path / "div.spvasm", specs=("a=4",))["out[5]"] == (4 + 7) // 7
+    message = refused(tmp_path / "div.spvasm", specs=("b=0",))
+    assert "div.spvasm:44:9: error: OpSpecConstantOp: OpUDiv cannot be evaluated (division by zero)" in message
