@@ -109,8 +109,10 @@ def load_kernel(
     text = _text(data, name)
     header = assembly_settings(text, name) if kind == "spvasm" else launch_settings(text, name, kind)
     entry = header.overridden_by(given).entry
-    if kind == "wgsl":
-        compiled = wgsl_to_spirv(text, name, limits)
+    if kind == "wgsl":  # the overrides take --spec (WebGPU's pipeline constants) before naga runs
+        wanted = header.overridden_by(given)
+        compiled = wgsl_to_spirv(text, name, limits, wanted.spec, wanted.local_size, wanted.entry)
+        header, given = replace(header, spec=()), replace(given, spec=())
         loaded = _finish(compiled.binary, name, text, header, given, optimized, kind, limits)
         return replace(loaded, notes=compiled.notes)
     if kind == "spvasm":

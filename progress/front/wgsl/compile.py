@@ -2,8 +2,9 @@
 
 `wgsl_to_spirv(source, name, limits)`:
 
-0. makes each `override` a `const` of its default value (`overrides.py`:
-   naga-wasm cannot set pipeline constants), columns kept;
+0. makes each `override` a `const` of the value the launch gives it
+   (`overrides.py`: `--spec`, `--local-size`, else its initializer; naga-wasm
+   cannot set pipeline constants), columns kept;
 1. marks each statement (`marks.py`) and has naga translate the marked
    source (`naga.py`); when naga refuses it, the source as written is
    translated instead, so naga's error is positioned in the user's text
@@ -37,7 +38,7 @@ from progress.front.spirv.toolchain import DEFAULT_LIMITS, ToolLimits
 from progress.front.wgsl.loopbound import LoopBound, loop_bounds
 from progress.front.wgsl.marks import Marked, Unmarkable, marked_source
 from progress.front.wgsl.naga import NagaRefusal, refusal_error, translate
-from progress.front.wgsl.overrides import with_defaults
+from progress.front.wgsl.overrides import with_values
 from progress.front.wgsl.splice import Splice, instruction
 from progress.front.wgsl.unshare import unshare_runtime_arrays
 
@@ -73,13 +74,22 @@ class _Unlined(Exception):
     """naga's module does not use the markers as they were written."""
 
 
-def wgsl_to_spirv(source: str, name: str, limits: ToolLimits = DEFAULT_LIMITS) -> Compiled:
-    """The checker's SPIR-V for the WGSL `source`, shown as `name` (see the module's contract)."""
-    text, overridden = with_defaults(source, name)
+def wgsl_to_spirv(
+    source: str,
+    name: str,
+    limits: ToolLimits = DEFAULT_LIMITS,
+    spec: tuple[tuple[str, int], ...] = (),
+    local_size: tuple[int, int, int] | None = None,
+    entry: str | None = None,
+) -> Compiled:
+    """The checker's SPIR-V for the WGSL `source`, shown as `name` (see the
+    module's contract); `spec`, `local_size` and `entry` are the launch's, for
+    the overrides."""
+    text, overridden = with_values(source, name, spec, local_size, entry)
     compiled = _compiled(text, source, name, limits)
     if not overridden:
         return compiled
-    note = f"{name}: overrides at their default values (progress sets no pipeline constants): {', '.join(overridden)}"
+    note = f"{name}: overrides, as constants (naga-wasm sets no pipeline constants): {', '.join(overridden)}"
     return replace(compiled, notes=(*compiled.notes, note))
 
 
