@@ -52,7 +52,8 @@ def test_an_override_is_its_default_value():
     assert [len(line) for line in text.split("\n")] == [len(line) for line in COUNTED.split("\n")]
     kernel = load_kernel(COUNTED.encode(), "k.wgsl", "wgsl")
     assert kernel.notes[-1] == (
-        "k.wgsl: overrides, as constants (naga-wasm sets no pipeline constants): TURNS at its default, LAST at its default"
+        "k.wgsl: overrides, as constants (naga-wasm sets no pipeline constants): "
+        "TURNS at its default, LAST at its default"
     )
     assert final_cells(kernel)["a[2]"] == 3
 
