@@ -15,6 +15,7 @@ from progress.core.analyze import check_system, queries_for
 from progress.core.lts import Budget, explore_system
 from progress.core.registry import all_models
 from progress.errors import InputError
+from progress.front.header import launch_settings
 from progress.front.spirv.decode import decode
 from progress.front.spirv.load import launch_system, load_kernel
 from progress.front.wgsl import compile as wgsl_compile
@@ -126,10 +127,12 @@ def test_the_markers_change_nothing_naga_writes(monkeypatch):
     function, and the checker finds the same states and verdicts."""
     for path in CORPUS:
         text = path.read_text()
-        marked = wgsl_to_spirv(text, path.name)
+        header = launch_settings(text, path.name, "wgsl")
+        launch = {"spec": header.spec, "local_size": header.local_size}
+        marked = wgsl_to_spirv(text, path.name, **launch)
         with monkeypatch.context() as patch:
             patch.setattr(wgsl_compile, "_marked", lambda _source: None)
-            plain = wgsl_to_spirv(text, path.name)
+            plain = wgsl_to_spirv(text, path.name, **launch)
         assert any("could not be marked" in n for n in plain.notes)
         assert _code(marked.binary) == _code(plain.binary), path.name
         assert _checked(marked.binary, text, path) == _checked(plain.binary, text, path), path.name

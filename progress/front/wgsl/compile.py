@@ -10,8 +10,7 @@
    translated instead, so naga's error is positioned in the user's text
    (`file:line:col`), and a source naga accepts only unmarked is checked
    without lines (said in `notes`);
-2. removes naga's loop bound from every loop (`loopbound.py`) and gives
-   each buffer its own runtime array type (`unshare.py`);
+2. removes naga's loop bound from every loop (`loopbound.py`);
 3. turns each marker store into `OpLine %"kernel.wgsl" line column` and
    removes the marker variable. SPIR-V scopes a line to its block, so each
    block that does not start with a statement of its own opens with the
@@ -40,7 +39,6 @@ from progress.front.wgsl.marks import Marked, Unmarkable, marked_source
 from progress.front.wgsl.naga import NagaRefusal, refusal_error, translate
 from progress.front.wgsl.overrides import with_values
 from progress.front.wgsl.splice import Splice, instruction
-from progress.front.wgsl.unshare import unshare_runtime_arrays
 
 FILE_NAME = "kernel.wgsl"
 """The file name the OpLines carry (`load.py` shows the kernel's own instead)."""
@@ -131,7 +129,7 @@ def _rewritten(binary: bytes, name: str, marked: Marked | None) -> Compiled:
     splice = Splice(binary, module)
     bounds = loop_bounds(module)
     removed = _remove_bounds(module, splice, bounds)
-    bound = unshare_runtime_arrays(module, splice, module.bound)
+    bound = module.bound
     notes: list[str] = []
     if bounds:
         loops = f"{len(bounds)} loop{'s' if len(bounds) > 1 else ''}"

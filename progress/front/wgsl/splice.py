@@ -58,20 +58,16 @@ class Splice:
 def instruction(name: str, *operands: Id | int | str) -> list[int]:
     """The words of the instruction `name` with these operands, result type
     and result included, in the grammar's order: an `Id` is an id, an `int`
-    a literal word, a `str` an enumerant's name where the grammar expects a
-    value enum (`"StorageBuffer"`, `"ArrayStride"`), else a literal string."""
-    opcode, kinds = _specs()[name]
+    a literal word, a `str` a literal string."""
     words: list[int] = [0]
-    for index, operand in enumerate(operands):
+    for operand in operands:
         if isinstance(operand, Id):
             words.append(operand.value)
         elif isinstance(operand, int):
             words.append(operand & 0xFFFFFFFF)
         else:
-            kind = kinds[min(index, len(kinds) - 1)] if kinds else ""
-            enum = _enums().get(kind)
-            words.extend([enum[operand]] if enum is not None else _string_words(operand))
-    words[0] = (len(words) << 16) | opcode
+            words.extend(_string_words(operand))
+    words[0] = (len(words) << 16) | _opcodes()[name]
     return words
 
 
@@ -85,19 +81,5 @@ def _string_words(text: str) -> list[int]:
 
 
 @lru_cache(maxsize=1)
-def _specs() -> dict[str, tuple[int, tuple[str, ...]]]:
-    """Instruction name -> (opcode, its operand kinds in order)."""
-    return {
-        spec.name: (opcode, tuple(op.kind for op in spec.operands))
-        for opcode, spec in core_grammar().instructions.items()
-    }
-
-
-@lru_cache(maxsize=1)
-def _enums() -> dict[str, dict[str, int]]:
-    """Value enum kind -> enumerant name -> value."""
-    return {
-        name: {e.name: value for value, e in kind.enumerants.items()}
-        for name, kind in core_grammar().kinds.items()
-        if kind.category == "ValueEnum"
-    }
+def _opcodes() -> dict[str, int]:
+    return {spec.name: opcode for opcode, spec in core_grammar().instructions.items()}
