@@ -175,3 +175,21 @@ def test_a_refusal_points_at_the_statement_not_at_the_hoisted_access():
         load_kernel(source.encode(), "k.wgsl", "wgsl")
     assert str(caught.value.position) == "k.wgsl:5:5"
     assert "floating point is not supported" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("name", "cells"),
+    [
+        ("message_passing.wgsl", ["flag", "message.data", "message.result"]),
+        ("hlsl_spinlock.wgsl", ["lock[0]", "counter[0]"]),
+        ("spec_ticket_lock.wgsl", ["tickets.next", "tickets.serving", "counter"]),
+    ],
+)
+def test_buffers_are_named_by_their_variables(name, cells):
+    """naga's block around each buffer has one unnamed member: it takes the buffer's name."""
+    path = REPO / "litmus" / "kernels" / "wgsl" / name
+    text = path.read_text()
+    header = launch_settings(text, name, "wgsl")
+    kernel = load_kernel(path.read_bytes(), name, "wgsl", header)
+    system = launch_system(kernel, path.stem, name)
+    assert [cell for cell, _ in system.cells(system.initial)] == cells

@@ -128,11 +128,8 @@ class Types:
         if isinstance(kind, StructType):
             cells = []
             for i, member in enumerate(kind.members):
-                label = self.view.member_names.get((tid, i))
-                if label is None and name and len(kind.members) == 1:  # naga's block around a WGSL buffer
-                    path = name
-                else:
-                    path = f"{name}.{label or f'm{i}'}" if name else label or f"m{i}"
+                label = self.view.member_names.get((tid, i)) or f"m{i}"
+                path = f"{name}.{label}" if name else label
                 cells += self.leaves(member, path, offset + self.member_offset(tid, i))
             return cells
         raise InputError(f"a value of type %{tid} cannot be kept in 32-bit cells")

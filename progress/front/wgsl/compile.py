@@ -10,7 +10,9 @@
    translated instead, so naga's error is positioned in the user's text
    (`file:line:col`), and a source naga accepts only unmarked is checked
    without lines (said in `notes`);
-2. removes naga's loop bound from every loop (`loopbound.py`);
+2. removes naga's loop bound from every loop (`loopbound.py`) and names
+   naga's block around each buffer's member by the buffer (its cells are
+   `flag`, `message.data`);
 3. turns each marker store into `OpLine %"kernel.wgsl" line column` and
    removes the marker variable. SPIR-V scopes a line to its block, so each
    block that does not start with a statement of its own opens with the
@@ -28,11 +30,12 @@ validates, decodes and checks like any other. Pure but for naga's run.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from progress.front.spirv.decode import decode
-from progress.front.spirv.ir import Block, Id, Module
+from progress.front.spirv.ir import Block, Id, Module, StructType
 from progress.front.spirv.toolchain import DEFAULT_LIMITS, ToolLimits
 from progress.front.wgsl.loopbound import LoopBound, loop_bounds
 from progress.front.wgsl.marks import Marked, Unmarkable, marked_source
@@ -129,6 +132,7 @@ def _rewritten(binary: bytes, name: str, marked: Marked | None) -> Compiled:
     splice = Splice(binary, module)
     bounds = loop_bounds(module)
     removed = _remove_bounds(module, splice, bounds)
+    _name_blocks(module, splice)
     bound = module.bound
     notes: list[str] = []
     if bounds:
@@ -163,6 +167,29 @@ def _remove_bounds(module: Module, splice: Splice, bounds: list[LoopBound]) -> s
             splice.drop(inst)
         dropped.add(found.check[0].result or -1)
     return dropped
+
+
+def _name_blocks(module: Module, splice: Splice) -> None:
+    """naga wraps each buffer in a block struct of one unnamed member; the
+    variable's name goes to that member, as a GLSL instance-less block names
+    its members, so the buffer's cells are `flag` and `message.data`, not
+    `flag.m0` and `message.m0.data`."""
+    view = module.view
+    users = Counter(v.pointee for v in view.variables.values())
+    named = {_ref(i.operands[0]): i for i in module.instructions if i.opcode == "OpName"}
+    for variable in view.variables.values():
+        block = view.types.get(variable.pointee)
+        if (
+            variable.storage_class in ("StorageBuffer", "Uniform", "PushConstant")
+            and variable.id in named
+            and isinstance(block, StructType)
+            and len(block.members) == 1
+            and users[block.id] == 1
+            and block.id not in view.names
+            and (block.id, 0) not in view.member_names
+            and view.decoration(block.id, "Block") is not None
+        ):
+            splice.replace(named[variable.id], instruction("OpMemberName", Id(block.id), 0, view.names[variable.id]))
 
 
 def _lines(module: Module, splice: Splice, marked: Marked, file_id: int, dropped: set[int]) -> dict[int, int]:
