@@ -235,8 +235,8 @@ def test_the_kernel_and_its_language_live_in_the_url(client):
     page = client.get("/playground", params=params).text
     shown = re.search(r"<textarea[^>]*>(.*?)</textarea>", page, re.S)
     assert shown is not None and html.unescape(shown.group(1)) == TAS
-    assert '<option value="glsl" selected>' in page and 'value="3"' in page
-    draws = [html.unescape(href) for href in re.findall(r'<a href="(/playground\?[^"]*)">draw</a>', page)]
+    assert '<option value="glsl" selected' in page and 'value="3"' in page
+    draws = [html.unescape(href) for href in re.findall(r'<a class="draw" href="(/playground\?[^"]*)"', page)]
     assert len(draws) == 10  # every verdict but the one drawn
     for href in draws:
         again = parse_qs(urlparse(href).query)

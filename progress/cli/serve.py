@@ -13,7 +13,7 @@ from progress.core.registry import all_models
 from progress.errors import UsageError
 from progress.front.axb.parse import parse_program
 from progress.web.limits import Limits
-from progress.web.suites import Suite, build_suite
+from progress.web.suites import Suite, build_suite, description_of
 
 DEFAULT_DB = "progress-results.db"
 """The results database's default (progress.gpu.database.DEFAULT_PATH): the one `progress devices` reads."""
@@ -94,7 +94,9 @@ def load_suites(directories: list[Path], limits: Limits) -> list[Suite]:
         for path in expand([os.fspath(directory)]):
             text = read_text(path)
             entries.append((path.relative_to(directory).as_posix(), text, parse_program(text, os.fspath(path))))
-        found[name] = build_suite(name, entries, all_models(), limits.suite_states)
+        readme = directory / "README.md"
+        about = description_of(read_text(readme)) if readme.is_file() else ""
+        found[name] = build_suite(name, entries, all_models(), limits.suite_states, about)
     return list(found.values())
 
 

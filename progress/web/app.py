@@ -1,20 +1,27 @@
 """The web framework's one owner (Starlette, served by uvicorn): routes,
 request bodies within their limits, status codes. The work is `Site`'s.
 
-Routes (no request names a file; suites are fixed at start):
+Routes (no request names a file; suites are fixed at start; an unknown
+address answers the "Page not found" page, 404):
 
-    GET  /                          the suites
-    GET  /playground?lang=..&test=..&view=..&workgroups=..&buffer=..&init=..
-                                    check a test or kernel (it lives in the URL)
-    GET  /playground?example=NAME   an example checked
-    POST /api/check?lang=..&view=..&workgroups=..   the same as JSON (body: the text)
-    GET  /suite/{suite}?vector=..&edge=..   verdict matrix, Table 4, filters
-    GET  /suite/{suite}/test/{key}?view=..  one test: text, verdicts, picture, GPU results
+    GET  /                          the front page: what the tool does, the suites
+    GET|POST /playground?lang=..&test=..&view=..&workgroups=..&buffer=..&init=..
+                                    check a test or kernel (a GET's address holds it; a form posts it)
+    GET  /playground?example=NAME, ?suite=S&key=K   an example, a suite's test, loaded and checked
+    GET  /playground/view?..&view=M/F       one verdict's section (a "draw" link in place)
+    GET  /playground/picture.svg|dot?..     one verdict's LTS (`download=1`: as a file)
+    POST /api/check?lang=..&view=..&workgroups=..   the check as JSON (body: the text)
+    GET  /suite/{suite}?vector=..&edge=..   verdict matrix, both classifications, filters
+    GET  /suite/{suite}/matrix.csv|matrix.json|classification.csv   downloads
+    GET  /suite/{suite}/test/{key}?view=..  one test explained: verdicts, picture, GPU results, explorer
+    GET  /suite/{suite}/test/{key}/view|picture.svg|picture.dot|source
     GET  /suite/{suite}/run         the WebGPU runner
-    GET  /api/suite/{suite}/plan?limit=N    the runner's shaders
+    GET  /api/suite/{suite}/plan?limit=N | ?key=K   the runner's (the explorer's) shaders
     POST /api/suite/{suite}/results a run's results (validated, rate limited)
-    GET  /devices, /device/{name}   conformance per device
+    GET  /devices, /devices.csv|json, /device/{name}, /run/{id}.csv|json   conformance per run
+    GET  /summary, /summary.csv|json        the runs by vendor and browser
     GET  /api/runs                  the stored runs as JSON
+    GET  /glossary, /docs, /docs/{page}, /docs/images/{file}   the words, the documentation
 """
 
 from __future__ import annotations
@@ -23,21 +30,28 @@ import dataclasses
 import socket
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from progress.gpu.database import DatabaseError
-from progress.web import device_pages, play_page, suite_pages
+from progress.web import device_pages, downloads, suite_pages
+from progress.web.glossary import glossary_page
+from progress.web.html import not_found_page
 from progress.web.kernel_check import LaunchFields
+from progress.web.play_form import PlayRequest, form_fields, play_request
+from progress.web.playground import TooLarge as TooLargeTest
 from progress.web.playground import result_dict
+from progress.web.runner_page import runner_page
 from progress.web.site import Site
 from progress.web.submit import Refused
 from progress.web.suites import Suite
+from progress.web.verdict_view import parse_view
 
 STATIC = Path(__file__).with_name("static")
 HEADERS = {
@@ -73,39 +87,62 @@ async def body_of(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+def download(text: str, name: str, media: str, attach: bool = True) -> Response:
+    """A file's text; `attach` asks the browser to save it as `name`."""
+    headers = dict(HEADERS)
+    if attach:
+        headers["Content-Disposition"] = f"attachment; filename*=UTF-8''{quote(name)}"
+    return Response(text, media_type=media, headers=headers)
+
+
+MEDIA = {"svg": "image/svg+xml", "dot": "text/vnd.graphviz; charset=utf-8"}
+
+
 def create_app(site: Site) -> Starlette:
     """The ASGI application serving `site`."""
 
     def suite_of(request: Request) -> Suite | None:
         return site.suites.get(request.path_params["suite"])
 
+    def missing(request: Request, what: str = "") -> Response:
+        return html(not_found_page(request.url.path, what), 404)
+
     def index(request: Request) -> Response:
         return html(site.index())
 
-    def fields_of(request: Request) -> LaunchFields | None:
-        """The launch fields, or None when they are larger than a test may be."""
-        params = request.query_params
-        fields = LaunchFields(params.get("workgroups", ""), params.get("buffer", ""), params.get("init", ""))
-        size = sum(len(value.encode()) for value in (fields.workgroups, fields.buffer, fields.init))
-        return fields if size <= site.limits.max_test_bytes else None
+    async def play_request_of(request: Request) -> PlayRequest | None:
+        """The playground's request from the query, or from a posted form
+        (None past the body limit, which no test within the size limit reaches)."""
+        if request.method != "POST":
+            return play_request(request.query_params)
+        try:
+            body = await body_of(request, site.limits.max_body_bytes)
+        except TooLarge:
+            return None
+        return play_request(form_fields(body))
 
-    def playground(request: Request) -> Response:
-        params = request.query_params
-        name = params.get("example")
-        if name is not None:
-            found = site.example(name, params.get("view"))
-            return html(found) if found is not None else html(device_pages.not_found("no such example"), 404)
-        text = params.get("test")
-        fields = fields_of(request)
-        if fields is None or text is not None and len(text.encode()) > site.limits.max_test_bytes:
-            return html(device_pages.not_found(f"the test is larger than {site.limits.max_test_bytes} bytes"), 413)
-        return html(site.playground(text, params.get("view"), params.get("lang", "axb"), fields))
+    async def playground(request: Request) -> Response:
+        wanted = await play_request_of(request)
+        if wanted is None:
+            limit = site.limits.max_body_bytes
+            return html(not_found_page("/playground", f"the form is larger than {limit} bytes"), 413)
+        text, status = await run_in_threadpool(site.playground, wanted)
+        return html(text, status)
+
+    async def play_view(request: Request) -> Response:
+        text, status = await run_in_threadpool(site.play_view, play_request(request.query_params))
+        return html(text, status)
+
+    async def play_picture(request: Request) -> Response:
+        fmt = request.path_params["fmt"]
+        found = await run_in_threadpool(site.play_picture, play_request(request.query_params), fmt)
+        if found is None:
+            return missing(request, "no picture: the test does not check, or its LTS is too large to draw")
+        return download(found[0], found[1], MEDIA[fmt], "download" in request.query_params)
 
     async def check(request: Request) -> Response:
         fields = fields_of(request)
         try:
-            if fields is None:
-                raise TooLarge()
             body = await body_of(request, site.limits.max_test_bytes)
         except TooLarge:
             return answer({"ok": False, "error": f"the test is larger than {site.limits.max_test_bytes} bytes"}, 413)
@@ -113,37 +150,74 @@ def create_app(site: Site) -> Starlette:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
             return answer({"ok": False, "error": "the test is not UTF-8 text"}, 400)
-        view = play_page.parse_view(request.query_params.get("view"))
+        view = parse_view(request.query_params.get("view"))
         language = request.query_params.get("lang", "axb")
         checked = await run_in_threadpool(site.check, text, view, language, fields)
-        return answer(result_dict(checked), 200 if checked.error is None else 400)
+        status = 200 if checked.error is None else 413 if isinstance(checked.error, TooLargeTest) else 400
+        return answer(result_dict(checked), status)
+
+    def fields_of(request: Request) -> LaunchFields:
+        params = request.query_params
+        return LaunchFields(params.get("workgroups", ""), params.get("buffer", ""), params.get("init", ""))
 
     def suite(request: Request) -> Response:
         found = suite_of(request)
         if found is None:
-            return html(device_pages.not_found("no such suite"), 404)
+            return missing(request, "no such suite")
         params = request.query_params
-        return html(suite_pages.suite_page(found, params.get("vector", ""), params.get("edge", "")))
+        return html(suite_pages.suite_page(found, params.get("vector", ""), params.get("edge", ""), site.models))
 
-    def test(request: Request) -> Response:
+    def suite_file(request: Request) -> Response:
         found = suite_of(request)
-        text = (
-            None
-            if found is None
-            else site.test_page(found, request.path_params["key"], request.query_params.get("view"))
-        )
-        return html(text, 200) if text is not None else html(device_pages.not_found("no such test"), 404)
+        name = request.path_params["file"]
+        made = None if found is None else downloads.suite_file(found, name, site.models)
+        if made is None:
+            return missing(request, "no such suite or file")
+        return download(made[0], f"{found.name}-{name}" if found else name, made[1])
+
+    async def test(request: Request) -> Response:
+        found = suite_of(request)
+        key, view = request.path_params["key"], request.query_params.get("view")
+        text = None if found is None else await run_in_threadpool(site.test_page, found, key, view)
+        return html(text) if text is not None else missing(request, "no such test")
+
+    async def test_view(request: Request) -> Response:
+        found = suite_of(request)
+        key, view = request.path_params["key"], request.query_params.get("view")
+        text = None if found is None else await run_in_threadpool(site.test_fragment, found, key, view)
+        return html(text) if text is not None else missing(request, "no such test")
+
+    async def test_picture(request: Request) -> Response:
+        found, fmt = suite_of(request), request.path_params["fmt"]
+        key, view = request.path_params["key"], request.query_params.get("view")
+        made = None if found is None else await run_in_threadpool(site.test_picture, found, key, view, fmt)
+        if made is None:
+            return missing(request, "no such test, or its LTS is too large to draw")
+        return download(made[0], made[1], MEDIA[fmt], "download" in request.query_params)
+
+    def test_source(request: Request) -> Response:
+        found = suite_of(request)
+        test = None if found is None else found.test(request.path_params["key"])
+        if test is None:
+            return missing(request, "no such test")
+        return download(test.text, test.key.rsplit("/", 1)[-1], "text/plain; charset=utf-8")
 
     def runner(request: Request) -> Response:
         found = suite_of(request)
         if found is None:
-            return html(device_pages.not_found("no such suite"), 404)
-        return html(suite_pages.runner_page(found))
+            return missing(request, "no such suite")
+        return html(runner_page(found))
 
     def plan(request: Request) -> Response:
         found = suite_of(request)
         if found is None:
             return answer({"ok": False, "error": "no such suite"}, 404)
+        key = request.query_params.get("key")
+        if key is not None:
+            test = found.test(key)
+            if test is None:
+                return answer({"ok": False, "error": f"suite {found.name} has no test {key!r}"}, 404)
+            return answer(site.plan(found, None, [test]))
         raw = request.query_params.get("limit", "")
         if raw and (not raw.isdigit() or not 1 <= int(raw) <= len(found.tests)):
             return answer({"ok": False, "error": f"limit is from 1 to {len(found.tests)}"}, 400)
@@ -173,31 +247,83 @@ def create_app(site: Site) -> Starlette:
         stored["href"] = device_pages.device_href(stored["device"])
         return answer(stored, 201 if stored["new"] else 200)
 
-    def devices(request: Request) -> Response:
-        return html(site.devices())
+    async def devices(request: Request) -> Response:
+        return html(await run_in_threadpool(site.devices))
 
-    def device(request: Request) -> Response:
-        text = site.device(request.path_params["name"])
-        return html(text) if text is not None else html(device_pages.not_found("no such device"), 404)
+    async def devices_file(request: Request) -> Response:
+        fmt = request.path_params["fmt"]
+        text = await run_in_threadpool(site.devices_file, fmt)
+        return download(text, f"devices.{fmt}", downloads.MEDIA[fmt])
+
+    async def device(request: Request) -> Response:
+        text = await run_in_threadpool(site.device, request.path_params["name"])
+        return html(text) if text is not None else missing(request, "no such device")
+
+    async def run_file(request: Request) -> Response:
+        fmt, number = request.path_params["fmt"], request.path_params["id"]
+        made = await run_in_threadpool(site.run_file, number, fmt)
+        if made is None:
+            return missing(request, "no such run")
+        return download(made, f"run-{number}.{fmt}", downloads.MEDIA[fmt])
+
+    async def summary(request: Request) -> Response:
+        return html(await run_in_threadpool(site.summary))
+
+    async def summary_file(request: Request) -> Response:
+        fmt = request.path_params["fmt"]
+        return download(await run_in_threadpool(site.summary_file, fmt), f"summary.{fmt}", downloads.MEDIA[fmt])
 
     def runs(request: Request) -> Response:
         return answer({"runs": [dataclasses.asdict(info) for info in site.runs()]})
 
+    def glossary(request: Request) -> Response:
+        return html(glossary_page())
+
+    def docs(request: Request) -> Response:
+        name = request.path_params.get("name", "")
+        found = site.docs.page(name)
+        if found is None:
+            return missing(request, "no such page of the documentation")
+        return html(found)
+
+    def docs_image(request: Request) -> Response:
+        found = site.docs.image(request.path_params["name"])
+        if found is None:
+            return missing(request, "no such image")
+        return FileResponse(found, headers=HEADERS)
+
+    async def not_found(request: Request, error: Exception) -> Response:
+        return missing(request)
+
     routes = [
         Route("/", index),
-        Route("/playground", playground),
+        Route("/playground", playground, methods=["GET", "POST"]),
+        Route("/playground/view", play_view),
+        Route("/playground/picture.{fmt:str}", play_picture),
         Route("/api/check", check, methods=["POST"]),
         Route("/suite/{suite}", suite),
-        Route("/suite/{suite}/test/{key:path}", test),
         Route("/suite/{suite}/run", runner),
+        Route("/suite/{suite}/{file:str}", suite_file),
+        Route("/suite/{suite}/test/{key:path}/view", test_view),
+        Route("/suite/{suite}/test/{key:path}/picture.{fmt:str}", test_picture),
+        Route("/suite/{suite}/test/{key:path}/source", test_source),
+        Route("/suite/{suite}/test/{key:path}", test),
         Route("/api/suite/{suite}/plan", plan),
         Route("/api/suite/{suite}/results", results, methods=["POST"]),
         Route("/devices", devices),
+        Route("/devices.{fmt:str}", devices_file),
         Route("/device/{name}", device),
+        Route("/run/{id:int}.{fmt:str}", run_file),
+        Route("/summary", summary),
+        Route("/summary.{fmt:str}", summary_file),
         Route("/api/runs", runs),
+        Route("/glossary", glossary),
+        Route("/docs", docs),
+        Route("/docs/images/{name:str}", docs_image),
+        Route("/docs/{name:path}", docs),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, exception_handlers={404: not_found})
 
 
 def serve(site: Site, listener: socket.socket) -> None:
