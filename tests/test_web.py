@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import csv
 import html
+import io
 import json
 import re
 import signal
 import subprocess
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from starlette.testclient import TestClient
@@ -387,3 +389,186 @@ def test_pages_are_deterministic(client, oopsla_dir):
         assert first.status_code == 200 and first.content == second.content, address
     answers = [client.post("/api/check", content=text.encode()).content for _ in range(2)]
     assert answers[0] == answers[1]
+
+
+# -- the playground's form, its draw links, the words --------------------------------
+
+
+def test_a_posted_form_is_read_with_its_typed_line_ends(client):
+    text = "# line.\n" * 2000 + SMALL["pair.axb"]
+    assert len(text.encode()) < 16_384 < len(text.replace("\n", "\r\n").encode())
+    form = urlencode({"lang": "axb", "test": text.replace("\n", "\r\n")})
+    page = client.post("/playground", content=form, headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert page.status_code == 200 and page.text.count("may not terminate") >= 5
+    shown = re.search(r"<textarea[^>]*>(.*?)</textarea>", page.text, re.S)
+    assert shown is not None and html.unescape(shown.group(1)) == text
+
+
+def test_an_oversized_test_keeps_its_text_in_the_playground(client, site):
+    text = "#" * (site.limits.max_test_bytes + 10) + "\n" + SMALL["pair.axb"]
+    page = client.post("/playground", data={"test": text})
+    assert page.status_code == 413 and "<title>Playground" in page.text
+    assert f"the test is {len(text)} bytes" in page.text and html.escape(text[-40:]) in page.text
+
+
+def test_a_draw_checks_one_verdict_alone(client, monkeypatch):
+    import progress.web.playground as playground
+
+    asked = []
+    real = playground.check_program
+
+    def counting(program, queries, **options):
+        asked.append(len(queries))
+        return real(program, queries, **options)
+
+    monkeypatch.setattr(playground, "check_program", counting)
+    fragment = client.get("/playground/view", params={"test": SMALL["pair.axb"], "view": "OBE/weak"})
+    assert fragment.status_code == 200 and fragment.text.startswith('<section id=view data-view="OBE/weak">')
+    assert asked == [1] and "<svg" in fragment.text
+    client.get("/playground", params={"test": SMALL["pair.axb"]})
+    assert asked == [1, 11]
+
+
+def test_a_suite_test_page_checks_only_the_drawn_verdict(client, monkeypatch):
+    import progress.web.site as site_module
+
+    asked = []
+    real = site_module.check_program
+    monkeypatch.setattr(site_module, "check_program", lambda p, q, **o: asked.append(len(q)) or real(p, q, **o))
+    page = client.get("/suite/small/test/pair.axb", params={"view": "HSA/weak"})
+    assert page.status_code == 200 and asked == [1]  # the other verdicts are the suite's, checked at start
+    assert client.get("/suite/small/test/pair.axb/view", params={"view": "fair/strong"}).status_code == 200
+    assert asked == [1, 1]
+
+
+def test_the_downloads_are_the_clis_output(client, tmp_path):
+    folder = tmp_path / "small"
+    folder.mkdir()
+    for name, text in SMALL.items():
+        (folder / name).write_text(text)
+    for address, args in [
+        ("/suite/small/matrix.csv", ["--matrix", "--format", "csv"]),
+        ("/suite/small/matrix.json", ["--matrix", "--format", "json"]),
+        ("/suite/small/classification-paper.csv", ["--rule", "paper", "--format", "csv"]),
+        ("/suite/small/classification-lattice.csv", ["--format", "csv"]),
+    ]:
+        cli = subprocess.run([*progress_command(), "classify", str(folder), *args], capture_output=True, text=True)
+        answer = client.get(address)
+        assert answer.status_code == 200, address
+        if address.endswith(".json"):  # the same up to the tests' order (the CLI's is the paths')
+            got, want = answer.json(), json.loads(cli.stdout)
+            assert got["columns"] == want["columns"]
+            assert sorted(got["tests"], key=str) == sorted(want["tests"], key=str), address
+        else:
+            assert sorted(answer.text.splitlines()) == sorted(cli.stdout.splitlines()), address
+        assert "attachment" in answer.headers["content-disposition"]
+    assert client.get("/suite/small/nothing.csv").status_code == 404
+
+
+def test_run_and_device_files(client, site):
+    stored = client.post("/api/suite/small/results", json=submission(site)).json()
+    rows = client.get(f"/run/{stored['run']}.csv").text.splitlines()
+    assert rows[0] == "test,plain,rr,chunked" and "spin.axb,F (4/4),F (4/4),F (4/4)" in rows
+    data = client.get("/devices.json").json()
+    assert [r["device"] for r in data["runs"]] == ["google swiftshader"] and data["runs"][0]["software"] is True
+    table = list(csv.DictReader(io.StringIO(client.get("/devices.csv").text)))
+    assert table[0]["fair/weak"] == "consistent" and table[0]["software"] == "True"
+    summary = client.get("/summary.json").json()["groups"]
+    assert summary[0]["vendor"] == "Google (SwiftShader)" and summary[0]["browser"] == "test"
+
+
+def test_a_user_agent_is_stored_as_a_browser_name_and_notes_are_kept(client, site):
+    agent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36"
+    stored = client.post("/api/suite/small/results", json=submission(site, browser=agent, notes="an RTX 4000\nlaptop"))
+    assert stored.status_code == 201, stored.text
+    with open_database(site.db) as database:
+        settings = json.loads(database.runs()[-1].settings)
+    assert settings["browser"] == "Chrome 124 on Linux" and settings["notes"] == "an RTX 4000\nlaptop"
+    device = client.get(stored.json()["href"]).text
+    assert "Mozilla" not in device and "an RTX 4000" in device
+    bad = client.post("/api/suite/small/results", json=submission(site, notes="x" * 501))
+    assert bad.status_code == 400 and "notes" in bad.json()["error"]
+
+
+@pytest.mark.parametrize(
+    "agent, name",
+    [
+        (
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 "
+            "Safari/537.36 Edg/120.0.2210.91",
+            "Edge 120 on Windows",
+        ),
+        (
+            "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_2) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 "
+            "Safari/605.1.15",
+            "Safari 17 on macOS",
+        ),
+        ("Mozilla/5.0 (X11; Linux x86_64; rv:141.0) Gecko/20100101 Firefox/141.0", "Firefox 141 on Linux"),
+        (
+            "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile "
+            "Safari/537.36",
+            "Chrome 124 on Android",
+        ),
+        ("Mozilla/5.0 (compatible; Something/1.0)", "a browser"),
+        ("Chrome 124 on Linux", "Chrome 124 on Linux"),
+    ],
+)
+def test_a_browser_is_named_by_family_version_and_system(agent, name):
+    from progress.web.runs import browser_summary
+
+    assert browser_summary(agent) == name
+
+
+def test_the_docs_are_served_with_their_links(client):
+    page = client.get("/docs/web")
+    assert page.status_code == 200 and "<article class=doc>" in page.text
+    assert 'href="devices"' in page.text and 'href="devices.md"' not in page.text
+    assert 'href="kernels#' in page.text or 'href="kernels"' in page.text
+    assert 'id="tests"' in page.text  # headings keep GitHub's anchors
+    assert client.get("/docs").status_code == 200 and 'href="/docs/semantics"' in client.get("/docs").text
+    for bad in ("/docs/../pyproject", "/docs/nope", "/docs/images/../../pyproject.toml", "/docs/%2e%2e/README"):
+        assert client.get(bad).status_code == 404, bad
+    image = client.get("/docs/images/witness-livelock.png")
+    assert image.status_code == 200 and image.content[:4] == b"\x89PNG"
+
+
+def test_every_term_of_the_glossary_has_its_anchor(client):
+    from progress.web.glossary import TERMS
+
+    page = client.get("/glossary").text
+    for term in TERMS.values():
+        assert f'<dt id="{term.anchor}">' in page, term.name
+    assert len({term.anchor for term in TERMS.values()}) == len(TERMS)
+
+
+@pytest.mark.parametrize(
+    "line, index, length, words",
+    [
+        ("AXB(x, 0, 1, true, 5)", 0, 2, "stores 5 to x"),
+        ("AXB(x, 0, 0, false, 0)", 0, 1, "waits while x is 0 (a spin-wait)"),
+        (
+            "AXB(m, 1, 0, true, 1)",
+            0,
+            2,
+            "swaps 1 into m, again and again while the old value was 1 (a spin lock's acquire)",
+        ),
+        ("AXB(x, 1, 3, false, 0)", 0, 3, "reads x; if the old value was 1 it jumps to the end, else it goes on"),
+        (
+            "AXB(x, 2, 0, true, 7)",
+            2,
+            3,
+            "swaps 7 into x; if the old value was 2 it goes back to instruction 0, else it goes on",
+        ),
+    ],
+)
+def test_an_instruction_in_words(line, index, length, words):
+    from progress.web.explain import instruction_words
+
+    body = "".join("  AXB(y, 0, 1, true, 1)\n" if i != index else f"  {line}\n" for i in range(length))
+    instr = parse_program(f"thread 0\n{body}", "t.axb").threads[0][index]
+    assert instruction_words(instr, index, length) == words
+
+
+def test_an_unknown_address_is_a_page(client):
+    page = client.get("/nothing/here")
+    assert page.status_code == 404 and "<title>Page not found" in page.text and "<nav>" in page.text

@@ -253,7 +253,7 @@ def create_app(site: Site) -> Starlette:
     async def devices_file(request: Request) -> Response:
         fmt = request.path_params["fmt"]
         text = await run_in_threadpool(site.devices_file, fmt)
-        return download(text, f"devices.{fmt}", downloads.MEDIA[fmt])
+        return missing(request) if text is None else download(text, f"devices.{fmt}", downloads.MEDIA[fmt])
 
     async def device(request: Request) -> Response:
         text = await run_in_threadpool(site.device, request.path_params["name"])
@@ -271,7 +271,8 @@ def create_app(site: Site) -> Starlette:
 
     async def summary_file(request: Request) -> Response:
         fmt = request.path_params["fmt"]
-        return download(await run_in_threadpool(site.summary_file, fmt), f"summary.{fmt}", downloads.MEDIA[fmt])
+        text = await run_in_threadpool(site.summary_file, fmt)
+        return missing(request) if text is None else download(text, f"summary.{fmt}", downloads.MEDIA[fmt])
 
     def runs(request: Request) -> Response:
         return answer({"runs": [dataclasses.asdict(info) for info in site.runs()]})

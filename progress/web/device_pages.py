@@ -88,11 +88,11 @@ def point_heads(
     if given, then the models grouped under weak and strong."""
     weak = [p for p in points if p.fairness == "weak"]
     strong = [p for p in points if p.fairness == "strong"]
-    top = "".join(f"<th rowspan=2>{h}</th>" for h in lead)
+    top = "".join(f"<th rowspan=2{' class=who' if i == 0 else ''}>{h}</th>" for i, h in enumerate(lead))
     inner = ""
     if group is not None:
-        top += f"<th colspan={len(group[1])} class=group>{group[0]}</th>"
-        inner = "".join(f"<th>{h}</th>" for h in group[1])
+        top += f"<th colspan={len(group[1])} class='group aside'>{group[0]}</th>"
+        inner = "".join(f"<th class=aside>{h}</th>" for h in group[1])
     top += f"<th colspan={len(weak)} class=group>{term('weak')}</th>" if weak else ""
     top += f"<th colspan={len(strong)} class=group>{term('strong')}</th>" if strong else ""
     second = "".join(f"<th>{term(p.model)}</th>" for p in weak + strong)
@@ -115,10 +115,10 @@ def matrix(runs: Sequence[RunView], models: Sequence[ProgressModel], highlight: 
     for run in runs:
         cells = {(m.model, m.fairness): cell(m, run) for m in run.models}
         tests = f"{esc(run.tests)}<br><span class=muted>{esc(run.suite)}</span>"
-        row = [_run_cell(run, highlight), tests, *_failures(run)]
-        row += [cells.get((p.model, p.fairness), "-") for p in points]
+        aside = "".join(f"<td class=aside>{c}</td>" for c in _failures(run))
+        verdicts = "".join(f"<td>{cells.get((p.model, p.fairness), '-')}</td>" for p in points)
         marked = " class=highlight" if run.info.device == highlight else ""
-        body.append(f"<tr{marked}>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
+        body.append(f"<tr{marked}><td class=who>{_run_cell(run, highlight)}</td><td>{tests}</td>{aside}{verdicts}</tr>")
     return f"<div class=fit><table class=devices>{head}<tbody>{''.join(body)}</tbody></table></div>"
 
 
@@ -189,7 +189,7 @@ def _run_section(run: RunView, models: Sequence[ProgressModel]) -> str:
     out = [
         f"<section class=run id={attr(run_anchor(run))}><h2>Run {info.id}: {esc(info.name)} {tags(run)}</h2>",
         f"<div class=columns><div><dl class=facts>{facts}</dl><p class=muted>Its results: {downloads}</p></div>",
-        f"<div class=fit>{table(heads, rows, 'conformance')}</div></div>",
+        f"{table(heads, rows, 'conformance')}</div>",
         _violations(run, ordered),
     ]
     return "".join(out) + "</section>"
@@ -230,7 +230,7 @@ def summary_page(runs: Sequence[RunView], models: Sequence[ProgressModel]) -> st
     body = []
     for (vendor, browser), members in by_vendor_and_browser(runs).items():
         devices = sorted({r.info.device for r in members})
-        backends = ", ".join(sorted({r.info.backend for r in members}, key=str.lower))
+        backends = ", ".join(sorted({r.info.backend.lower(): r.info.backend for r in members}.values(), key=str.lower))
         cells = []
         for p in points:
             count = tally(members, (p.model, p.fairness))
@@ -239,8 +239,9 @@ def summary_page(runs: Sequence[RunView], models: Sequence[ProgressModel]) -> st
             shown = f"{count.violating}/{count.judged}"
             cells.append(f"<span class={kind} title={attr(title)}>{shown}</span>" if count.judged else "–")
         listed = "<br>".join(link(device_href(d), d) for d in devices)
-        row = [esc(vendor), esc(browser), f"{len(members)}<br><span class=muted>{esc(backends)}</span>", listed, *cells]
-        body.append("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
+        runs_cell = f"{len(members)}<br><span class=muted>{esc(backends)}</span>"
+        row = [esc(browser), runs_cell, listed, *cells]
+        body.append(f"<tr><td class=who>{esc(vendor)}</td>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
     lead = (
         "The stored runs grouped by the GPU's vendor and the browser that ran them (native: a program of its "
         "own, through CUDA, Vulkan or Metal). A cell counts the runs that violate the model out of those that "

@@ -100,7 +100,7 @@ class Docs:
 @lru_cache(maxsize=64)
 def _render_file(path: Path) -> tuple[str, str]:
     title, body = render(path.read_text(encoding="utf-8"))
-    return title.strip(), _strip_h1(body)
+    return title.replace("`", "").strip(), _strip_h1(body)
 
 
 def _strip_h1(body: str) -> str:

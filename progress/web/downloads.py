@@ -11,8 +11,10 @@ import csv
 import io
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from progress.core.classify import LATTICE, PAPER
+from progress.gpu.conform import ModelConformance
 from progress.gpu.device_tables import as_json
 from progress.gpu.devices import DeviceRow, RunResults
 from progress.models.base import ProgressModel
@@ -71,7 +73,7 @@ def devices_file(runs: Sequence[RunView], models: Sequence[ProgressModel], fmt: 
     return _csv([head, *body])
 
 
-def _verdict(item) -> str:
+def _verdict(item: ModelConformance) -> str:
     if item.violates:
         return f"violates ({len({t for tests in item.failed.values() for t in tests})})"
     return "consistent" if item.conformance else "untested"
@@ -106,7 +108,7 @@ def run_file(run: RunView, fmt: str) -> str:
 def summary_file(runs: Sequence[RunView], models: Sequence[ProgressModel], fmt: str) -> str:
     """The summary by vendor and browser: per group and model, runs violating it of runs judging it."""
     points = [] if not runs else in_order(runs[0].models, lambda m: (m.model, m.fairness), models)
-    groups = []
+    groups: list[dict[str, Any]] = []
     for (vendor, browser), members in by_vendor_and_browser(runs).items():
         counts = {}
         for p in points:

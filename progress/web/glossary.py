@@ -203,7 +203,8 @@ TERMS: dict[str, Term] = {term.name: term for _, terms in GROUPS for term in ter
 def term(name: str, shown: str | None = None) -> str:
     """`name` (or `shown`) linked to its glossary entry, its definition as a tooltip."""
     found = TERMS[name]
-    return f"<a class=term href={attr('/glossary#' + found.anchor)} title={attr(found.words)}>{esc(shown or name)}</a>"
+    words = esc(shown or name).replace("+", "+<wbr>")  # HSA+OBE may break after its +
+    return f"<a class=term href={attr('/glossary#' + found.anchor)} title={attr(found.words)}>{words}</a>"
 
 
 def model_term(model: str, fairness: str = "none") -> str:

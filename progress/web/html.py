@@ -69,7 +69,7 @@ def table(head: Sequence[str], rows: Iterable[Sequence[str]], cls: str = "") -> 
     top = "".join(f"<th>{esc(h)}</th>" for h in head)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
     klass = f" class={attr(cls)}" if cls else ""
-    return f"<table{klass}><thead><tr>{top}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<div class=fit><table{klass}><thead><tr>{top}</tr></thead><tbody>{body}</tbody></table></div>"
 
 
 def verdict_cell(letter: str) -> str:

@@ -6,7 +6,7 @@ vector lists a test's verdicts in this order. Pure.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from progress.core.analyze import NO_FAIRNESS
@@ -21,7 +21,7 @@ def points(models: Sequence[ProgressModel]) -> tuple[Column, ...]:
     return tuple(lattice_order(list(models), columns_for(list(models))))
 
 
-def in_order(items: Iterable[T], key_of, models: Sequence[ProgressModel]) -> list[T]:
+def in_order(items: Iterable[T], key_of: Callable[[T], tuple[str, str]], models: Sequence[ProgressModel]) -> list[T]:
     """`items` sorted into the pages' order by `key_of(item)` = (model, fairness);
     an item of a point the models do not have goes last."""
     rank = {(c.model, c.fairness): i for i, c in enumerate(points(models))}

@@ -38,15 +38,18 @@ def _suites_table(suites: Sequence[Suite]) -> str:
     rows = []
     for s in suites:
         split = fairness_split(s.matrix)
+        counts = (
+            f"{len(s.tests)} tests: {split['weak']} terminate under weak fair scheduling, {split['strong']} only "
+            f"under strong, {split['neither']} under neither"
+        )
+        about = f"<br>{esc(s.description)}" if s.description else ""
         rows.append(
             [
-                f"{link(suite_href(s), s.name)}<br><span class=muted>{esc(s.description)}</span>",
-                f"{len(s.tests)}",
-                f"{split['weak']} weak, {split['strong']} strong, {split['neither']} neither",
+                f"<b>{link(suite_href(s), s.name)}</b><br>{esc(counts)}<span class=muted>{about}</span>",
                 link(suite_href(s) + "/run", "run it on your GPU"),
             ]
         )
-    return table(["suite", "tests", "they terminate under fair scheduling with", "WebGPU"], rows, "suites")
+    return table(["suite", "WebGPU"], rows, "suites")
 
 
 def index_page(suites: Sequence[Suite], runs: int, devices: int) -> str:

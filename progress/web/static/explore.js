@@ -25,14 +25,14 @@
 
   function table(chosen) {
     const box = $("explore-results");
-    box.innerHTML = "<table class=explore><thead><tr><th>heuristic</th><th>workgroups</th><th>iterations</th>" +
-      "<th>did not end</th><th>result</th><th></th></tr></thead><tbody></tbody></table>";
+    box.innerHTML = "<div class=fit><table class=explore><thead><tr><th>heuristic</th><th>workgroups</th>" +
+      "<th>iterations</th><th>did not end</th><th>result</th></tr></thead><tbody></tbody></table></div>";
     const body = box.querySelector("tbody");
     for (const h of chosen.heuristics) {
       const row = body.insertRow();
       row.dataset.heuristic = h;
-      row.innerHTML = `<td>${h}</td><td class=workgroups></td><td class=done>0 / ${chosen.iterations}</td>` +
-        `<td class=failed>0</td><td class=cell></td><td><progress max=${chosen.iterations} value=0></progress></td>`;
+      row.innerHTML = `<td>${h}</td><td class=workgroups></td><td><span class=done>0 / ${chosen.iterations}</span>` +
+        `<br><progress max=${chosen.iterations} value=0></progress></td><td class=failed>0</td><td class=cell></td>`;
     }
   }
 
@@ -71,7 +71,7 @@
     for (const h of chosen.heuristics) {
       const row = document.querySelector(`#explore-results tr[data-heuristic="${h}"]`);
       const g = geometry(h, test.threads, chosen.instances === "auto" ? gpu.autoInstances(test.threads) : chosen.instances);
-      row.querySelector(".workgroups").textContent = `${g.workgroups} (${g.instances} instance${g.instances === 1 ? "" : "s"})`;
+      row.querySelector(".workgroups").textContent = `${g.workgroups} (${g.instances} inst.)`;
       const budget = await gpu.budget(calibration, g.workgroups, chosen.deadline_s);
       let failed = 0, done = 0;
       for (; done < chosen.iterations && !stopping; done++) {

@@ -159,7 +159,7 @@
         `no failure in ${e.tests} conformance tests` + (caveat ? ` (${caveat})` : "");
       return `<tr><td>${point}</td><td class=${e.failed ? "violates" : caveat ? "unproven" : "consistent"}>${verdict}</td></tr>`;
     });
-    $("summary").innerHTML = rows.length ? `<h2>What the run says</h2><table class=conformance><thead><tr><th>model / fairness</th><th>on this device</th></tr></thead><tbody>${rows.join("")}</tbody></table>` : "";
+    $("summary").innerHTML = rows.length ? `<h2>What the run says</h2><div class=fit><table class=conformance><thead><tr><th>model / fairness</th><th>on this device</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>` : "";
   }
 
   // -- running -------------------------------------------------------------------------

@@ -44,7 +44,17 @@
   function wirePicture() {
     const box = $("picture"), tools = $("picture-tools");
     if (!box || !tools) return;
-    setZoom(box, "fit");
+    const svg = box.querySelector("svg");
+    const ratio = svg ? (box.clientWidth - 16) / naturalWidth(svg) : 1;
+    // a picture that fitting would shrink below 60% is shown at its size, to scroll through
+    setZoom(box, ratio < 0.6 ? 1 : "fit");
+    if (ratio < 0.6 && !$("picture-hint")) {
+      const hint = document.createElement("p");
+      hint.id = "picture-hint";
+      hint.className = "note";
+      hint.textContent = "The picture is larger than this box: scroll inside it, zoom out (−, fit), or open it full size.";
+      tools.after(hint);
+    }
     const zoom = tools.querySelector(".zoom");
     if (zoom) zoom.hidden = false;
     tools.querySelectorAll("button[data-zoom]").forEach((button) => {
