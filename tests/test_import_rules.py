@@ -94,6 +94,7 @@ OWNERS = {
     "matplotlib": "progress/report/plot.py",
     "numba": "progress/jit.py",
     "starlette": "progress/web/app.py",
+    "markdown_it": "progress/web/docs.py",
     "uvicorn": "progress/web/app.py",
     "sqlite3": "progress/gpu/database.py",
 }

@@ -41,13 +41,22 @@
     setZoom(box, next === undefined ? current : next);
   }
 
+  function showStart(box) {
+    const start = box.querySelector('[id="s_A"]');
+    if (!start) return;
+    const at = start.getBoundingClientRect(), frame = box.getBoundingClientRect();
+    box.scrollLeft += at.left + at.width / 2 - (frame.left + box.clientWidth / 2);
+    box.scrollTop += at.top - frame.top - 40;
+  }
+
   function wirePicture() {
     const box = $("picture"), tools = $("picture-tools");
     if (!box || !tools) return;
     const svg = box.querySelector("svg");
     const ratio = svg ? (box.clientWidth - 16) / naturalWidth(svg) : 1;
-    // a picture that fitting would shrink below 60% is shown at its size, to scroll through
-    setZoom(box, ratio < 0.6 ? 1 : "fit");
+    // a picture that fitting would shrink below 60% is shown nearly at its size, its start in view
+    setZoom(box, ratio < 0.6 ? 0.8 : "fit");
+    if (ratio < 0.6) showStart(box);
     if (ratio < 0.6 && !$("picture-hint")) {
       const hint = document.createElement("p");
       hint.id = "picture-hint";
