@@ -14,6 +14,7 @@ and a real 404 page.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import subprocess
@@ -62,6 +63,9 @@ def long_test(size: int) -> str:
     return "#" * (size - len(text) - 1) + "\n" + text if size > len(text) else text
 
 
+SERVER_PATH = "/srv/progress/results/quadro"
+
+
 def store_runs(db, root) -> None:
     entries = [(key, text, parse_program(text, key)) for key, text in SUITE.items()]
     suite = build_suite("small", entries, all_models(), 10_000)
@@ -76,12 +80,17 @@ def store_runs(db, root) -> None:
             "variant": "inter-workgroup",
             "heuristics": ["plain"],
             "iterations": 4,
-            "settings": {},
+            "settings": {"deadline_s": 0.05, "calibration": {"loop_cap": None}},
         }
         rows = {key: {"plain": cell} for key, cell in cells.items()}
-        runs.append(records.submitted_run(suite.record, suite.hash, header, rows))
+        run = records.submitted_run(suite.record, suite.hash, header, rows)
+        runs.append(dataclasses.replace(run, source=f"{SERVER_PATH}/{name}.csv"))  # as `results import` keeps it
     with open_database(db, writable=True) as database:
         database.import_runs(runs)
+
+
+LONG = "separating/lattice/HSA+OBE-strong--HSA+OBE-weak-and-a-name-as-long-as-litmus-has.axb"
+"""A test whose key is as long as litmus/'s (their suite page scrolled sideways at 1280 px)."""
 
 
 @pytest.fixture(scope="module")
@@ -90,9 +99,13 @@ def served(tmp_path_factory):
     (root / "small").mkdir()
     for name, text in SUITE.items():
         (root / "small" / name).write_text(text)
+    long = root / "litmus" / LONG
+    long.parent.mkdir(parents=True)
+    long.write_text(SUITE["pair.axb"])
     db = root / "results.db"
     store_runs(db, root)
-    with server(progress_command(), ["--suite", str(root / "small"), "--db", str(db)]) as url:
+    suites = ["--suite", str(root / "small"), "--suite", str(root / "litmus")]
+    with server(progress_command(), [*suites, "--db", str(db)]) as url:
         yield url
 
 
@@ -142,6 +155,14 @@ def test_an_oversized_test_is_refused_in_the_playground_keeping_the_text(served,
     assert page.input_value("#test") == text
 
 
+def test_a_device_page_shows_no_server_path_nor_raw_json(served, page):
+    page.goto(f"{served}/device/" + quote("Quadro RTX 4000"))
+    shown = page.inner_text("main")
+    assert SERVER_PATH not in page.content() and "rtx4k-coop.csv" in shown  # the file's name only
+    assert "{" not in shown, shown[shown.index("{") - 80 :]
+    assert re.search(r"deadline\s+50 ms", shown)  # the settings in words
+
+
 def test_the_runs_of_one_device_are_told_apart_on_devices(served, page):
     page.goto(f"{served}/devices")
     rows = page.locator("table.devices tbody tr")
@@ -157,7 +178,9 @@ PAGES = [
     "/",
     "/playground?" + urlencode({"test": MUTEX + "# " + "a very long comment " * 12 + "\n", "view": "HSA/weak"}),
     "/suite/small",
+    "/suite/litmus",
     "/suite/small/test/pair.axb",
+    "/suite/litmus/test/" + LONG,
     "/suite/small/run",
     "/devices",
     "/device/" + quote("Quadro RTX 4000"),
