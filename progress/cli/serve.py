@@ -58,10 +58,12 @@ DEFAULT_DB = "progress-results.db"
     help="Result submissions accepted per client address and minute.",
 )
 def serve(host, port, suites, db, max_states, time_limit, submissions_per_minute):
-    """Serve the browser front: a playground (check a test, see its verdicts,
-    lasso and LTS), each --suite's verdict matrix, Table 4 and test pages, a
-    WebGPU runner that runs a suite on the visitor's GPU and stores the
-    result in --db, and a conformance page per device.
+    """Serve the browser front: a playground (check a test or a kernel, see
+    its verdicts, lasso and LTS), each --suite's verdicts, counts and a page
+    per test (explained, with an explorer that runs it on the visitor's GPU),
+    a WebGPU runner that runs a suite on the visitor's GPU and, when asked,
+    stores the result in --db, a conformance page per device, a summary by
+    vendor and browser, a glossary and the documentation.
 
     Every test of every suite is checked before the server starts; a bad test
     is an error (exit 2), as is an address that cannot be listened on. Stop

@@ -98,118 +98,123 @@ def download(text: str, name: str, media: str, attach: bool = True) -> Response:
 MEDIA = {"svg": "image/svg+xml", "dot": "text/vnd.graphviz; charset=utf-8"}
 
 
-def create_app(site: Site) -> Starlette:
-    """The ASGI application serving `site`."""
+class Handlers:
+    """The answer to every route, for one `Site` (each method one route's)."""
 
-    def suite_of(request: Request) -> Suite | None:
-        return site.suites.get(request.path_params["suite"])
+    def __init__(self, site: Site):
+        self.site = site
 
-    def missing(request: Request, what: str = "") -> Response:
+    def suite_of(self, request: Request) -> Suite | None:
+        return self.site.suites.get(request.path_params["suite"])
+
+    def missing(self, request: Request, what: str = "") -> Response:
         return html(not_found_page(request.url.path, what), 404)
 
-    def index(request: Request) -> Response:
-        return html(site.index())
+    def index(self, request: Request) -> Response:
+        return html(self.site.index())
 
-    async def play_request_of(request: Request) -> PlayRequest | None:
+    async def play_request_of(self, request: Request) -> PlayRequest | None:
         """The playground's request from the query, or from a posted form
         (None past the body limit, which no test within the size limit reaches)."""
         if request.method != "POST":
             return play_request(request.query_params)
         try:
-            body = await body_of(request, site.limits.max_body_bytes)
+            body = await body_of(request, self.site.limits.max_body_bytes)
         except TooLarge:
             return None
         return play_request(form_fields(body))
 
-    async def playground(request: Request) -> Response:
-        wanted = await play_request_of(request)
+    async def playground(self, request: Request) -> Response:
+        wanted = await self.play_request_of(request)
         if wanted is None:
-            limit = site.limits.max_body_bytes
+            limit = self.site.limits.max_body_bytes
             return html(not_found_page("/playground", f"the form is larger than {limit} bytes"), 413)
-        text, status = await run_in_threadpool(site.playground, wanted)
+        text, status = await run_in_threadpool(self.site.playground, wanted)
         return html(text, status)
 
-    async def play_view(request: Request) -> Response:
-        text, status = await run_in_threadpool(site.play_view, play_request(request.query_params))
+    async def play_view(self, request: Request) -> Response:
+        text, status = await run_in_threadpool(self.site.play_view, play_request(request.query_params))
         return html(text, status)
 
-    async def play_picture(request: Request) -> Response:
+    async def play_picture(self, request: Request) -> Response:
         fmt = request.path_params["fmt"]
-        found = await run_in_threadpool(site.play_picture, play_request(request.query_params), fmt)
+        found = await run_in_threadpool(self.site.play_picture, play_request(request.query_params), fmt)
         if found is None:
-            return missing(request, "no picture: the test does not check, or its LTS is too large to draw")
+            return self.missing(request, "no picture: the test does not check, or its LTS is too large to draw")
         return download(found[0], found[1], MEDIA[fmt], "download" in request.query_params)
 
-    async def check(request: Request) -> Response:
-        fields = fields_of(request)
+    async def check(self, request: Request) -> Response:
+        fields = self.fields_of(request)
         try:
-            body = await body_of(request, site.limits.max_test_bytes)
+            body = await body_of(request, self.site.limits.max_test_bytes)
         except TooLarge:
-            return answer({"ok": False, "error": f"the test is larger than {site.limits.max_test_bytes} bytes"}, 413)
+            return answer(
+                {"ok": False, "error": f"the test is larger than {self.site.limits.max_test_bytes} bytes"}, 413
+            )
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
             return answer({"ok": False, "error": "the test is not UTF-8 text"}, 400)
         view = parse_view(request.query_params.get("view"))
         language = request.query_params.get("lang", "axb")
-        checked = await run_in_threadpool(site.check, text, view, language, fields)
+        checked = await run_in_threadpool(self.site.check, text, view, language, fields)
         status = 200 if checked.error is None else 413 if isinstance(checked.error, TooLargeTest) else 400
         return answer(result_dict(checked), status)
 
-    def fields_of(request: Request) -> LaunchFields:
+    def fields_of(self, request: Request) -> LaunchFields:
         params = request.query_params
         return LaunchFields(params.get("workgroups", ""), params.get("buffer", ""), params.get("init", ""))
 
-    def suite(request: Request) -> Response:
-        found = suite_of(request)
+    def suite(self, request: Request) -> Response:
+        found = self.suite_of(request)
         if found is None:
-            return missing(request, "no such suite")
+            return self.missing(request, "no such suite")
         params = request.query_params
-        return html(suite_pages.suite_page(found, params.get("vector", ""), params.get("edge", ""), site.models))
+        return html(suite_pages.suite_page(found, params.get("vector", ""), params.get("edge", ""), self.site.models))
 
-    def suite_file(request: Request) -> Response:
-        found = suite_of(request)
+    def suite_file(self, request: Request) -> Response:
+        found = self.suite_of(request)
         name = request.path_params["file"]
-        made = None if found is None else downloads.suite_file(found, name, site.models)
+        made = None if found is None else downloads.suite_file(found, name, self.site.models)
         if made is None:
-            return missing(request, "no such suite or file")
+            return self.missing(request, "no such suite or file")
         return download(made[0], f"{found.name}-{name}" if found else name, made[1])
 
-    async def test(request: Request) -> Response:
-        found = suite_of(request)
+    async def test(self, request: Request) -> Response:
+        found = self.suite_of(request)
         key, view = request.path_params["key"], request.query_params.get("view")
-        text = None if found is None else await run_in_threadpool(site.test_page, found, key, view)
-        return html(text) if text is not None else missing(request, "no such test")
+        text = None if found is None else await run_in_threadpool(self.site.test_page, found, key, view)
+        return html(text) if text is not None else self.missing(request, "no such test")
 
-    async def test_view(request: Request) -> Response:
-        found = suite_of(request)
+    async def test_view(self, request: Request) -> Response:
+        found = self.suite_of(request)
         key, view = request.path_params["key"], request.query_params.get("view")
-        text = None if found is None else await run_in_threadpool(site.test_fragment, found, key, view)
-        return html(text) if text is not None else missing(request, "no such test")
+        text = None if found is None else await run_in_threadpool(self.site.test_fragment, found, key, view)
+        return html(text) if text is not None else self.missing(request, "no such test")
 
-    async def test_picture(request: Request) -> Response:
-        found, fmt = suite_of(request), request.path_params["fmt"]
+    async def test_picture(self, request: Request) -> Response:
+        found, fmt = self.suite_of(request), request.path_params["fmt"]
         key, view = request.path_params["key"], request.query_params.get("view")
-        made = None if found is None else await run_in_threadpool(site.test_picture, found, key, view, fmt)
+        made = None if found is None else await run_in_threadpool(self.site.test_picture, found, key, view, fmt)
         if made is None:
-            return missing(request, "no such test, or its LTS is too large to draw")
+            return self.missing(request, "no such test, or its LTS is too large to draw")
         return download(made[0], made[1], MEDIA[fmt], "download" in request.query_params)
 
-    def test_source(request: Request) -> Response:
-        found = suite_of(request)
+    def test_source(self, request: Request) -> Response:
+        found = self.suite_of(request)
         test = None if found is None else found.test(request.path_params["key"])
         if test is None:
-            return missing(request, "no such test")
+            return self.missing(request, "no such test")
         return download(test.text, test.key.rsplit("/", 1)[-1], "text/plain; charset=utf-8")
 
-    def runner(request: Request) -> Response:
-        found = suite_of(request)
+    def runner(self, request: Request) -> Response:
+        found = self.suite_of(request)
         if found is None:
-            return missing(request, "no such suite")
+            return self.missing(request, "no such suite")
         return html(runner_page(found))
 
-    def plan(request: Request) -> Response:
-        found = suite_of(request)
+    def plan(self, request: Request) -> Response:
+        found = self.suite_of(request)
         if found is None:
             return answer({"ok": False, "error": "no such suite"}, 404)
         key = request.query_params.get("key")
@@ -217,29 +222,34 @@ def create_app(site: Site) -> Starlette:
             test = found.test(key)
             if test is None:
                 return answer({"ok": False, "error": f"suite {found.name} has no test {key!r}"}, 404)
-            return answer(site.plan(found, None, [test]))
+            return answer(self.site.plan(found, None, [test]))
         raw = request.query_params.get("limit", "")
         if raw and (not raw.isdigit() or not 1 <= int(raw) <= len(found.tests)):
             return answer({"ok": False, "error": f"limit is from 1 to {len(found.tests)}"}, 400)
-        return answer(site.plan(found, int(raw) if raw else None))
+        return answer(self.site.plan(found, int(raw) if raw else None))
 
-    async def results(request: Request) -> Response:
+    async def results(self, request: Request) -> Response:
         client = request.client.host if request.client else "unknown"
-        if not site.rate.allow(client):
-            wait = site.rate.retry_after(client)
+        if not self.site.rate.allow(client):
+            wait = self.site.rate.retry_after(client)
             return answer(
-                {"ok": False, "error": f"too many submissions: at most {site.limits.submissions_per_minute} a minute"},
+                {
+                    "ok": False,
+                    "error": f"too many submissions: at most {self.site.limits.submissions_per_minute} a minute",
+                },
                 429,
                 {"Retry-After": str(wait)},
             )
         try:
-            body = await body_of(request, site.limits.max_body_bytes)
+            body = await body_of(request, self.site.limits.max_body_bytes)
         except TooLarge:
-            return answer({"ok": False, "error": f"the body is larger than {site.limits.max_body_bytes} bytes"}, 413)
-        if suite_of(request) is None:
+            return answer(
+                {"ok": False, "error": f"the body is larger than {self.site.limits.max_body_bytes} bytes"}, 413
+            )
+        if self.suite_of(request) is None:
             return answer({"ok": False, "error": "no such suite"}, 404)
         try:
-            stored = await run_in_threadpool(site.submit, body, request.path_params["suite"])
+            stored = await run_in_threadpool(self.site.submit, body, request.path_params["suite"])
         except Refused as refused:
             return answer({"ok": False, "error": str(refused)}, 400)
         except DatabaseError as error:
@@ -247,84 +257,90 @@ def create_app(site: Site) -> Starlette:
         stored["href"] = device_pages.device_href(stored["device"])
         return answer(stored, 201 if stored["new"] else 200)
 
-    async def devices(request: Request) -> Response:
-        return html(await run_in_threadpool(site.devices))
+    async def devices(self, request: Request) -> Response:
+        return html(await run_in_threadpool(self.site.devices))
 
-    async def devices_file(request: Request) -> Response:
+    async def devices_file(self, request: Request) -> Response:
         fmt = request.path_params["fmt"]
-        text = await run_in_threadpool(site.devices_file, fmt)
-        return missing(request) if text is None else download(text, f"devices.{fmt}", downloads.MEDIA[fmt])
+        text = await run_in_threadpool(self.site.devices_file, fmt)
+        return self.missing(request) if text is None else download(text, f"devices.{fmt}", downloads.MEDIA[fmt])
 
-    async def device(request: Request) -> Response:
-        text = await run_in_threadpool(site.device, request.path_params["name"])
-        return html(text) if text is not None else missing(request, "no such device")
+    async def device(self, request: Request) -> Response:
+        text = await run_in_threadpool(self.site.device, request.path_params["name"])
+        return html(text) if text is not None else self.missing(request, "no such device")
 
-    async def run_file(request: Request) -> Response:
+    async def run_file(self, request: Request) -> Response:
         fmt, number = request.path_params["fmt"], request.path_params["id"]
-        made = await run_in_threadpool(site.run_file, number, fmt)
+        made = await run_in_threadpool(self.site.run_file, number, fmt)
         if made is None:
-            return missing(request, "no such run")
+            return self.missing(request, "no such run")
         return download(made, f"run-{number}.{fmt}", downloads.MEDIA[fmt])
 
-    async def summary(request: Request) -> Response:
-        return html(await run_in_threadpool(site.summary))
+    async def summary(self, request: Request) -> Response:
+        return html(await run_in_threadpool(self.site.summary))
 
-    async def summary_file(request: Request) -> Response:
+    async def summary_file(self, request: Request) -> Response:
         fmt = request.path_params["fmt"]
-        text = await run_in_threadpool(site.summary_file, fmt)
-        return missing(request) if text is None else download(text, f"summary.{fmt}", downloads.MEDIA[fmt])
+        text = await run_in_threadpool(self.site.summary_file, fmt)
+        return self.missing(request) if text is None else download(text, f"summary.{fmt}", downloads.MEDIA[fmt])
 
-    def runs(request: Request) -> Response:
-        return answer({"runs": [dataclasses.asdict(info) for info in site.runs()]})
+    def runs(self, request: Request) -> Response:
+        return answer({"runs": [dataclasses.asdict(info) for info in self.site.runs()]})
 
-    def glossary(request: Request) -> Response:
+    def glossary(self, request: Request) -> Response:
         return html(glossary_page())
 
-    def docs(request: Request) -> Response:
+    def docs(self, request: Request) -> Response:
         name = request.path_params.get("name", "")
-        found = site.docs.page(name)
+        found = self.site.docs.page(name)
         if found is None:
-            return missing(request, "no such page of the documentation")
+            return self.missing(request, "no such page of the documentation")
         return html(found)
 
-    def docs_image(request: Request) -> Response:
-        found = site.docs.image(request.path_params["name"])
+    def docs_image(self, request: Request) -> Response:
+        found = self.site.docs.image(request.path_params["name"])
         if found is None:
-            return missing(request, "no such image")
+            return self.missing(request, "no such image")
         return FileResponse(found, headers=HEADERS)
 
-    async def not_found(request: Request, error: Exception) -> Response:
-        return missing(request)
+    async def not_found(self, request: Request, error: Exception) -> Response:
+        return self.missing(request)
 
-    routes = [
-        Route("/", index),
-        Route("/playground", playground, methods=["GET", "POST"]),
-        Route("/playground/view", play_view),
-        Route("/playground/picture.{fmt:str}", play_picture),
-        Route("/api/check", check, methods=["POST"]),
-        Route("/suite/{suite}", suite),
-        Route("/suite/{suite}/run", runner),
-        Route("/suite/{suite}/{file:str}", suite_file),
-        Route("/suite/{suite}/test/{key:path}/view", test_view),
-        Route("/suite/{suite}/test/{key:path}/picture.{fmt:str}", test_picture),
-        Route("/suite/{suite}/test/{key:path}/source", test_source),
-        Route("/suite/{suite}/test/{key:path}", test),
-        Route("/api/suite/{suite}/plan", plan),
-        Route("/api/suite/{suite}/results", results, methods=["POST"]),
-        Route("/devices", devices),
-        Route("/devices.{fmt:str}", devices_file),
-        Route("/device/{name}", device),
-        Route("/run/{id:int}.{fmt:str}", run_file),
-        Route("/summary", summary),
-        Route("/summary.{fmt:str}", summary_file),
-        Route("/api/runs", runs),
-        Route("/glossary", glossary),
-        Route("/docs", docs),
-        Route("/docs/images/{name:str}", docs_image),
-        Route("/docs/{name:path}", docs),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
-    return Starlette(routes=routes, exception_handlers={404: not_found})
+    def routes(self) -> list[Route | Mount]:
+        return [
+            Route("/", self.index),
+            Route("/playground", self.playground, methods=["GET", "POST"]),
+            Route("/playground/view", self.play_view),
+            Route("/playground/picture.{fmt:str}", self.play_picture),
+            Route("/api/check", self.check, methods=["POST"]),
+            Route("/suite/{suite}", self.suite),
+            Route("/suite/{suite}/run", self.runner),
+            Route("/suite/{suite}/{file:str}", self.suite_file),
+            Route("/suite/{suite}/test/{key:path}/view", self.test_view),
+            Route("/suite/{suite}/test/{key:path}/picture.{fmt:str}", self.test_picture),
+            Route("/suite/{suite}/test/{key:path}/source", self.test_source),
+            Route("/suite/{suite}/test/{key:path}", self.test),
+            Route("/api/suite/{suite}/plan", self.plan),
+            Route("/api/suite/{suite}/results", self.results, methods=["POST"]),
+            Route("/devices", self.devices),
+            Route("/devices.{fmt:str}", self.devices_file),
+            Route("/device/{name}", self.device),
+            Route("/run/{id:int}.{fmt:str}", self.run_file),
+            Route("/summary", self.summary),
+            Route("/summary.{fmt:str}", self.summary_file),
+            Route("/api/runs", self.runs),
+            Route("/glossary", self.glossary),
+            Route("/docs", self.docs),
+            Route("/docs/images/{name:str}", self.docs_image),
+            Route("/docs/{name:path}", self.docs),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+
+
+def create_app(site: Site) -> Starlette:
+    """The ASGI application serving `site`."""
+    handlers = Handlers(site)
+    return Starlette(routes=handlers.routes(), exception_handlers={404: handlers.not_found})
 
 
 def serve(site: Site, listener: socket.socket) -> None:

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from urllib.parse import urlencode
 
 from progress.errors import InputError
+from progress.front.header import MARKERS
 from progress.models.base import ProgressModel
 from progress.web.examples import Example
 from progress.web.glossary import term
@@ -24,8 +26,16 @@ from progress.web.limits import Limits
 from progress.web.playground import LANGUAGES, Checked, TooLarge, source_name, stopped_because
 from progress.web.verdict_view import Links, verdict_table, view_name, view_section
 
-SUFFIXES = {"axb": ".axb", "glsl": ".comp", "hlsl": ".hlsl", "spvasm": ".spvasm"}
-"""The file suffix of each language, for uploads and downloads (play.js reads them from the page)."""
+
+def suffix(language: str) -> str:
+    """The file suffix of a language's test, for uploads and saves (play.js reads it from the page):
+    `.axb`, or the suffix of the name a kernel language's errors give it (`kernel_check.SOURCES`)."""
+    return PurePosixPath(source_name(language)).suffix if language in LANGUAGES else ".txt"
+
+
+def marker(language: str) -> str:
+    """The comment marker that starts a test's `expect:` line in `language`."""
+    return "#" if language == "axb" else MARKERS.get(language, "//")
 
 
 @dataclass(frozen=True)
@@ -76,7 +86,7 @@ def error_box(error: InputError, text: str) -> str:
 def _language_options(language: str) -> str:
     return "".join(
         f"<option value={attr(key)}{' selected' if key == language else ''} "
-        f"data-suffix={attr(SUFFIXES.get(key, '.txt'))}>{esc(name)}</option>"
+        f"data-suffix={attr(suffix(key))}>{esc(name)}</option>"
         for key, name in LANGUAGES.items()
     )
 
@@ -143,10 +153,10 @@ def _expected(checked: Checked) -> str:
     if not checked.expected:
         return ""
     kind = "ok" if checked.expected_ok else "mismatch"
-    marker = "#" if checked.language == "axb" else "//" if checked.language != "spvasm" else ";"
+    said = marker(checked.language)
     lines = "\n".join(checked.expected)
     return (
-        f"<div class={attr('expect ' + kind)} id=expect><b>The test's <code>{esc(marker)} expect:</code> line"
+        f"<div class={attr('expect ' + kind)} id=expect><b>The test's <code>{esc(said)} expect:</code> line"
         f" (as <code>progress check --expect-header</code>)</b><pre>{esc(lines)}</pre></div>"
     )
 

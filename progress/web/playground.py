@@ -37,7 +37,10 @@ from progress.web.limits import Limits, state_bound
 SOURCE = "test.axb"
 """The name errors give the playground's .axb text (`test.axb:3:7`)."""
 LANGUAGES = {"axb": "AXB", "glsl": "GLSL", "hlsl": "HLSL", "spvasm": "SPIR-V assembly"}
-"""The playground's languages (the URL's `lang`) and their names."""
+"""The playground's languages (the URL's `lang`) and their names, in the
+language switch's order. A kernel language also needs its source name in
+`kernel_check.SOURCES` (its suffix is the editor's) and its comment marker
+in `front.header.MARKERS`; everything else follows."""
 OPTIMIZE_NOTE = (
     "The header asks for --optimize: the playground checks the module as compiled; "
     "`progress check --optimize` also checks it after spirv-opt -O and says what differs."
