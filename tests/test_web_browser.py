@@ -217,6 +217,7 @@ def test_a_bad_submission_is_refused_and_shown(served, page):
     assert len(stored_runs(db)) == before
 
 
+@pytest.mark.slow
 def test_nothing_is_sent_unless_asked_and_the_browser_is_named_short(served, page):
     url, db = served
     before = len(stored_runs(db))
@@ -238,6 +239,7 @@ def test_nothing_is_sent_unless_asked_and_the_browser_is_named_short(served, pag
     assert "Mozilla" not in page.content() and "headless, on SwiftShader" in page.inner_text("main")
 
 
+@pytest.mark.slow
 def test_a_run_survives_a_reload_and_a_stop(served, page):
     url, db = served
     run_suite(page, url, submit=False)
@@ -260,6 +262,7 @@ def test_a_run_survives_a_reload_and_a_stop(served, page):
     assert page.locator("#log tbody tr").count() == 3
 
 
+@pytest.mark.slow
 def test_a_rate_limited_submission_is_kept_to_retry_or_download(served, page):
     url, db = served
     before = len(stored_runs(db))
