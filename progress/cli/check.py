@@ -9,13 +9,15 @@ import time
 
 import click
 
-from progress.cli.inputs import AXB_SUFFIXES, KERNEL_SUFFIXES, display, expand_each, read_text
+from progress.cli.inputs import AXB_SUFFIXES, KERNEL_SUFFIXES, STDIN, display, expand_each, read_text
+from progress.cli.launch_options import constant_options
+from progress.cli.verdict_table import nearest_table, table_expectations
 from progress.core.analyze import FAIRNESSES, check_program, queries_for
 from progress.core.program import Program
 from progress.core.registry import all_models, find_model
 from progress.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
 from progress.front.axb.parse import parse_program
-from progress.front.expect import expectations, known_verdicts, mismatches
+from progress.front.expect import expectations, has_expect_line, known_verdicts, mismatches
 from progress.report.render import (
     csv_header,
     csv_row,
@@ -26,6 +28,7 @@ from progress.report.render import (
     table,
     verdict_line,
 )
+from progress.source import error_at, source_lines
 
 GC_THRESHOLD = 20_000
 """Allocations between two young-generation collections while checking
@@ -74,7 +77,8 @@ of every later collection. 4% of the 483-test JSON check (bench_scale.py)."""
 @click.option(
     "--expect-header",
     is_flag=True,
-    help="Compare with each test's '# expect:' header line instead; exit 1 on any mismatch.",
+    help="Compare with each test's '# expect:' header line (without one: its row in the nearest "
+    "cadp_verdicts.csv above it) instead; exit 1 on any mismatch.",
 )
 @click.option("--workgroups", metavar="N", help="Kernels: dispatch N workgroups (default: the header's, else 1).")
 @click.option(
@@ -95,6 +99,7 @@ of every later collection. 4% of the 483-test JSON check (bench_scale.py)."""
 @click.option(
     "--optimize", is_flag=True, default=None, help="Kernels: also check the spirv-opt -O module and say what differs."
 )
+@constant_options
 def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit, expect_header, **kernel_options):
     """Decide whether each test is guaranteed to terminate.
 
@@ -124,7 +129,7 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
         try:
             if isinstance(path, InputError):
                 raise path
-            if path.suffix in KERNEL_SUFFIXES:
+            if path.name.endswith(KERNEL_SUFFIXES):
                 from progress.cli.kernel import check_kernel  # the SPIR-V front end, on demand
 
                 result = check_kernel(
@@ -139,14 +144,15 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
                 expected = None if result.expected is None else _selected(result.expected, queries)
                 reports = [c.report for c in result.checked]
                 notes = result.differences
+                failed = result.failed
             else:
                 text = read_text(path)
                 program = parse_program(text, display(path))
-                expected = _selected(expectations(text, display(path), known), queries) if expect_header else None
+                expected = _selected(_expectations_of(text, path, known), queries) if expect_header else None
                 reports = [
                     check_program(program, queries, max_states=max_states, time_limit=time_limit, witnesses=witnesses)
                 ]
-                notes = ()
+                notes, failed = (), None
         except InputError as error:
             click.echo(error.render(), err=True)
             tally["bad"] += 1
@@ -157,6 +163,9 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
             _show(report, shown, fmt, expected, tally, len(queries) == 1, show_witness)
         for note in notes:
             click.echo(note, err=fmt != "text")
+        if failed is not None:
+            click.echo(failed.render(), err=True)
+            tally["bad"] += 1
     _lines.flush()
     click.echo(_summary(tally, expect_header), err=fmt != "text")
     raise SystemExit(_exit_code(tally, expect_header))
@@ -218,6 +227,25 @@ def _model_list(values: tuple[str, ...]) -> list[str]:
                 raise UsageError(f"--model {value!r} has an empty model name (write e.g. --model HSA,OBE)")
             names.append(name.strip())
     return names
+
+
+def _expectations_of(text: str, path, known) -> dict:
+    """A .axb test's `# expect:` line, else its row in the nearest verdict
+    table above it (`cadp_verdicts.csv`, progress/cli/verdict_table.py);
+    neither is bad input, never a pass."""
+    table = None if has_expect_line(text) or path == STDIN else nearest_table(path)
+    if table is None:
+        return expectations(text, display(path), known)
+    row = table_expectations(path, table, known)
+    if row is None:
+        raise error_at(
+            f"no '# expect:' line, and {display(table)} has no row for this test (needed by --expect-header)",
+            1,
+            1,
+            source_lines(text),
+            display(path),
+        )
+    return row
 
 
 def _selected(expected: dict, queries) -> dict:

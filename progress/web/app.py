@@ -5,7 +5,7 @@ Routes (no request names a file; suites are fixed at start; an unknown
 address answers the "Page not found" page, 404):
 
     GET  /                          the front page: what the tool does, the suites
-    GET|POST /playground?lang=..&test=..&view=..&workgroups=..&buffer=..&init=..
+    GET|POST /playground?lang=..&test=..&view=..&workgroups=..&buffer=..&init=..&spec=..&push=..&local_size=..
                                     check a test or kernel (a GET's address holds it; a form posts it)
     GET  /playground?example=NAME, ?suite=S&key=K   an example, a suite's test, loaded and checked
     GET  /playground/view?..&view=M/F       one verdict's section (a "draw" link in place)
@@ -163,7 +163,7 @@ class Handlers:
 
     def fields_of(self, request: Request) -> LaunchFields:
         params = request.query_params
-        return LaunchFields(params.get("workgroups", ""), params.get("buffer", ""), params.get("init", ""))
+        return LaunchFields(*(params.get(name, "") for name in LaunchFields.NAMES))
 
     def suite(self, request: Request) -> Response:
         found = self.suite_of(request)

@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl
 
 from progress.web.kernel_check import LaunchFields
 
-FIELDS = ("test", "lang", "view", "example", "suite", "key", "workgroups", "buffer", "init")
+FIELDS = ("test", "lang", "view", "example", "suite", "key", *LaunchFields.NAMES)
 """The names the playground reads; anything else in a query or form is ignored."""
 
 
@@ -52,7 +52,7 @@ def form_fields(body: bytes) -> dict[str, str]:
 def play_request(params: Mapping[str, str]) -> PlayRequest:
     """The request that a query's or a form's fields make."""
     text = params.get("test")
-    fields = LaunchFields(*(typed(params.get(name, "")) for name in ("workgroups", "buffer", "init")))
+    fields = LaunchFields(*(typed(params.get(name, "")) for name in LaunchFields.NAMES))
     return PlayRequest(
         text=None if text is None else typed(text),
         language=params.get("lang") or "axb",

@@ -103,9 +103,8 @@
     link.addEventListener("click", async (event) => {
       event.preventDefault();
       const params = new URLSearchParams({ lang: language.value });
-      for (const name of ["workgroups", "buffer", "init"]) {
-        const input = $(name);
-        if (input && !launch.disabled && input.value.trim()) params.set(name, input.value);
+      for (const input of launch && !launch.disabled ? launch.querySelectorAll("input[name]") : []) {
+        if (input.value.trim()) params.set(input.name, input.value);
       }
       const answer = await fetch(`/api/check?${params}`, { method: "POST", body: editor.value });
       save(JSON.stringify(await answer.json(), null, 2) + "\n", `${link.dataset.name}.verdicts.json`, "application/json");
