@@ -3,7 +3,8 @@
 
     python benchmarks/web_screenshots.py [--out docs/images] [--only NAME ...] [--width 1280 ...]
 
-The server gets the published suite, litmus/ and litmus/paper as suites,
+The server gets the published suite, litmus/separating (its keys are long)
+and litmus/paper as suites,
 and a results database with the committed runs (as
 benchmarks/web_suite_run.py imports them) plus the browser run that script
 recorded in docs/results/web_suite.json, submitted again through the API.
@@ -84,7 +85,7 @@ def pages(url: str) -> list[tuple[str, str, Callable | None]]:
         ("playground-large-lts", play(url, example="ticket_lock", view="LOBE/weak"), None),
         ("suite", f"{url}/suite/oopsla21", None),
         ("suite-edge", f"{url}/suite/oopsla21?" + urllib.parse.urlencode({"edge": "HSA+OBE/weak<LOBE/weak"}), None),
-        ("suite-litmus", f"{url}/suite/litmus", None),
+        ("suite-separating", f"{url}/suite/separating", None),
         ("test", f"{url}/suite/oopsla21/test/3t3i/7.axb?view=LOBE/weak", None),
         ("test-explorer", f"{url}/suite/paper/test/mutex.axb", explore),
         ("runner", f"{url}/suite/paper/run", None),
@@ -143,7 +144,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "results.db"
         build(db)
-        suites = ["--suite", str(OOPSLA), "--suite", str(REPO / "litmus"), "--suite", str(REPO / "litmus" / "paper")]
+        litmus = REPO / "litmus"
+        suites = ["--suite", str(OOPSLA), "--suite", str(litmus / "separating"), "--suite", str(litmus / "paper")]
         with server(PROGRESS, [*suites, "--db", str(db)]) as url, sync_playwright() as playwright:
             submit_recorded(url)
             browser = launch(playwright)
