@@ -25,8 +25,8 @@
 
   function table(chosen) {
     const box = $("explore-results");
-    box.innerHTML = "<div class=fit><table class=explore><thead><tr><th>heuristic</th><th>workgroups</th>" +
-      "<th>iterations</th><th>did not end</th><th>result</th></tr></thead><tbody></tbody></table></div>";
+    box.innerHTML = "<div class=fit><table class=explore><thead><tr><th>heur&shy;istic</th><th>work&shy;groups</th>" +
+      "<th>iter&shy;ations</th><th>timed out</th><th>result</th></tr></thead><tbody></tbody></table></div>";
     const body = box.querySelector("tbody");
     for (const h of chosen.heuristics) {
       const row = body.insertRow();
@@ -71,7 +71,9 @@
     for (const h of chosen.heuristics) {
       const row = document.querySelector(`#explore-results tr[data-heuristic="${h}"]`);
       const g = geometry(h, test.threads, chosen.instances === "auto" ? gpu.autoInstances(test.threads) : chosen.instances);
-      row.querySelector(".workgroups").textContent = `${g.workgroups} (${g.instances} inst.)`;
+      const groups = row.querySelector(".workgroups");
+      groups.textContent = String(g.workgroups);
+      groups.title = `${g.instances} instance${g.instances === 1 ? "" : "s"} of ${test.threads} threads`;
       const budget = await gpu.budget(calibration, g.workgroups, chosen.deadline_s);
       let failed = 0, done = 0;
       for (; done < chosen.iterations && !stopping; done++) {
