@@ -572,3 +572,29 @@ def test_an_instruction_in_words(line, index, length, words):
 def test_an_unknown_address_is_a_page(client):
     page = client.get("/nothing/here")
     assert page.status_code == 404 and "<title>Page not found" in page.text and "<nav>" in page.text
+
+
+def test_no_server_path_is_published(client, site):
+    import dataclasses
+
+    from progress.gpu import records
+
+    body = submission(site)
+    small = site.suites["small"]
+    header = {
+        "name": "imported",
+        "device": "Quadro RTX 4000",
+        "backend": "CUDA",
+        "driver": "",
+        "date": "2026-01-05T10:00:00.000Z",
+        "variant": "inter-workgroup",
+        "heuristics": ["plain", "rr", "chunked"],
+        "iterations": 4,
+        "settings": {"deadline_s": 0.05},
+    }
+    run = records.submitted_run(small.record, small.hash, header, body["results"])
+    with open_database(site.db, writable=True) as database:
+        database.import_runs([dataclasses.replace(run, source="/srv/secret/place/rtx4k.csv")])
+    assert client.get("/api/runs").json()["runs"][0]["source"] == "rtx4k.csv"
+    for address in ("/devices", "/device/Quadro%20RTX%204000", "/devices.json", "/devices.csv", "/summary.json"):
+        assert "/srv/secret" not in client.get(address).text, address

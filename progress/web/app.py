@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import socket
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 from urllib.parse import quote
 
@@ -285,7 +285,9 @@ class Handlers:
         return self.missing(request) if text is None else download(text, f"summary.{fmt}", downloads.MEDIA[fmt])
 
     def runs(self, request: Request) -> Response:
-        return answer({"runs": [dataclasses.asdict(info) for info in self.site.runs()]})
+        """The stored runs' headers; a run's source file by its name only (no server path)."""
+        found = [dataclasses.asdict(info) for info in self.site.runs()]
+        return answer({"runs": [{**run, "source": PurePath(run["source"]).name} for run in found]})
 
     def glossary(self, request: Request) -> Response:
         return html(glossary_page())
