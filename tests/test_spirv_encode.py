@@ -165,3 +165,10 @@ def test_literals_out_of_range_are_refused():
         broken[index] = replace(broken[index], operands=operands)
         with pytest.raises(ValueError):
             encode(replace(module, instructions=tuple(broken)))
+
+
+def test_the_header_constants_are_the_decoders():
+    from progress.back import spirv_encode
+    from progress.front.spirv import decode as decoder
+
+    assert (spirv_encode.MAGIC, spirv_encode.HEADER_WORDS) == (decoder.MAGIC, decoder.HEADER_WORDS)

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from array import array
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
+from dataclasses import replace
 
-from progress.front.spirv.decode import HEADER_WORDS, MAGIC
 from progress.front.spirv.grammar import Grammar, InstructionSpec, OperandSpec, core_grammar, ext_grammar
 from progress.front.spirv.ir import Id, Instruction, Module, Operand
 
+MAGIC = 0x07230203
+HEADER_WORDS = 5
 _ID_KINDS = frozenset({"IdRef", "IdScope", "IdMemorySemantics"})
 
 
@@ -40,11 +42,16 @@ def encode(module: Module, grammar: Grammar | None = None) -> bytes:
     return words.tobytes()
 
 
-def instruction_words(module: Module) -> Iterator[tuple[Instruction, int]]:
-    """Each instruction with its word count once encoded (for word offsets)."""
+def with_offsets(module: Module) -> Module:
+    """`module` with each instruction's `word_offset` where `encode` puts it
+    (as `decode` of the binary would give it; source lines are kept)."""
     encoder = _Encoder(core_grammar())
+    placed: list[Instruction] = []
+    offset = HEADER_WORDS
     for inst in module.instructions:
-        yield inst, len(encoder.instruction(inst))
+        placed.append(replace(inst, word_offset=offset))
+        offset += len(encoder.instruction(inst))
+    return replace(module, instructions=tuple(placed))
 
 
 class _Encoder:
