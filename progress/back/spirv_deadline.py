@@ -40,8 +40,9 @@ passes a check of a per-launch deadline:
 
 When no check fails, the instrumented kernel computes what the original
 does: the checks only read the control buffer and Private variables of
-their own. Refusals (a loop header ending in OpSwitch, a call that may leave
-inside a continue construct) are `InstrumentError`s naming the instruction.
+their own. Refusals (a loop header whose two-way branch neither breaks nor
+continues, a call that may leave inside a continue construct) are
+`InstrumentError`s naming the instruction.
 """
 
 from __future__ import annotations
@@ -157,9 +158,7 @@ class _Pass:
         merge = header.merge()
         assert merge is not None
         site = self.site("loop", function, merge)
-        end = header.terminator
-        if end.opcode == "OpSwitch":
-            raise InstrumentError(f"{end.where()}: a loop header ending in OpSwitch cannot be instrumented")
+        end = header.terminator  # OpBranch or OpBranchConditional: spirv-val allows no other after OpLoopMerge
         lead = _leading_phis(header.body)
         check, join = RawBlock(self.draft.fresh(), []), RawBlock(self.draft.fresh(), [])
         join.body = [i for i in header.body[lead:] if i is not merge]

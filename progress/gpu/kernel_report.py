@@ -105,9 +105,7 @@ def text(result: KernelResult) -> str:
     lines = [f"{launch.name}: {launch.workgroups} workgroups of {n} invocation(s)"]
     for outcome in result.outcomes:
         occupied = f", {outcome.shape.occupiers} occupiers" if outcome.shape.occupiers else ""
-        where = "; ".join(
-            f"{count}x first at {_site(launch, site)}" for site, count in sorted(outcome.sites().items())
-        )
+        where = "; ".join(f"{count}x first at {_site(launch, site)}" for site, count in sorted(outcome.sites().items()))
         lines.append(
             f"  {outcome.shape.name}{occupied}: {outcome.cell(n)}"
             + (f" ({where})" if where else "")
