@@ -93,7 +93,8 @@ MAX_PACK = 2**31 - 1
     "pack_text",
     default="auto",
     show_default=True,
-    help="interp: the most workgroups of one launch, as many tests as fit (auto: the backend's choice).",
+    help="interp: the most workgroups of one launch, as many tests as fit (auto: the backend's choice); "
+    "1: one test per launch (what rr's livelocks need; docs/gpu.md, Test power).",
 )
 @click.option(
     "--backend",
