@@ -7,11 +7,12 @@ workgroups in that shape (`CARRIES`):
 
 - `alone`: every model.
 - `occupied`: the occupiers come first in the dispatch, have started and
-  wait for the kernel, so a kernel workgroup that never gets a slot starves
-  under every model but fair (HSA's lowest id is an occupier; OBE and LOBE
-  promise nothing to a workgroup that has not started). Only fair (and
-  unfair) carry over: a timeout here shows how many co-resident workgroups
-  the kernel needs, which no GPU without preemption promises.
+  spin until the kernel ends, so a kernel workgroup that never gets a slot
+  starves under every model but fair (HSA's lowest id is an occupier; OBE
+  and LOBE promise nothing to a workgroup that has not started; unfair
+  lets the occupiers spin forever, even around a kernel that always ends).
+  Only fair carries over: a timeout here shows how many co-resident
+  workgroups the kernel needs, which no GPU without preemption promises.
 - `reverse`, `interleave`: the device's order is no longer the kernel's id
   order, so the id-based models (HSA, HSA+OBE, LOBE) say nothing; unfair,
   OBE and fair do not read ids.
@@ -34,7 +35,7 @@ from progress.gpu.kernel_run import KernelLaunch, ShapeOutcome
 ALL = frozenset({"UNFAIR", "FAIR", "HSA", "OBE", "HSA+OBE", "LOBE"})
 CARRIES = {
     "alone": ALL,
-    "occupied": frozenset({"UNFAIR", "FAIR"}),
+    "occupied": frozenset({"FAIR"}),
     "reverse": frozenset({"UNFAIR", "FAIR", "OBE"}),
     "interleave": frozenset({"UNFAIR", "FAIR", "OBE"}),
 }
@@ -62,12 +63,16 @@ class KernelResult:
 
 
 def judge(verdict: Verdict, outcome: ShapeOutcome, invocations: int) -> str:
-    if verdict.model.upper() not in CARRIES[outcome.shape.name]:
+    return judgement(verdict.model, verdict.terminates, outcome.shape.name, outcome.timed_out(invocations) > 0)
+
+
+def judgement(model: str, terminates: bool | None, shape: str, timed_out: bool) -> str:
+    """The cell of the joined table for a model's verdict and a shape's outcome."""
+    if model.upper() not in CARRIES[shape]:
         return NOT_COMPARABLE
-    timed_out = outcome.timed_out(invocations) > 0
-    if verdict.terminates is None:
+    if terminates is None:
         return "?"
-    if verdict.terminates:
+    if terminates:
         return VIOLATION if timed_out else CONSISTENT
     return SHOWN if timed_out else NO_EVIDENCE
 
