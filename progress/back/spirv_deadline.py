@@ -140,7 +140,7 @@ class _Pass:
     def checks(self, function: RawFunction) -> bool:
         """Add the loop and barrier checks of `function`; whether it has any."""
         before = len(self.sites)
-        for header in [b for b in function.blocks if b.merge() is not None and b.merge().opcode == "OpLoopMerge"]:
+        for header in [b for b in function.blocks if _is_loop_header(b)]:
             self.loop(function, header)
         continuing = _continue_blocks(function)
         for block in list(function.blocks):
@@ -285,8 +285,8 @@ class _Pass:
             return inst
         operands = tuple(Id(copy) if o == Id(variable) else o for o in inst.operands)
         result_type = inst.result_type
-        if inst.opcode in ("OpAccessChain", "OpInBoundsAccessChain") and result_type in self.view.types:
-            pointer = self.view.types[result_type]
+        if inst.opcode in ("OpAccessChain", "OpInBoundsAccessChain") and result_type is not None:
+            pointer = self.view.types.get(result_type)
             if isinstance(pointer, PointerType):
                 result_type = self.draft.pointer("Private", pointer.pointee)
         return Instruction(inst.opcode, result_type, inst.result, operands, inst.word_offset, inst.source)
@@ -548,6 +548,11 @@ def _split_after(function: RawFunction, block: RawBlock, index: int, label: int)
     return rest
 
 
+def _is_loop_header(block: RawBlock) -> bool:
+    merge = block.merge()
+    return merge is not None and merge.opcode == "OpLoopMerge"
+
+
 def _back_edge_blocks(function: RawFunction, join: RawBlock, header: int, merge: int) -> list[RawBlock]:
     """The loop's blocks after `join` (reached without passing the header or
     the merge block) that branch back to the header."""
@@ -571,7 +576,7 @@ def _continue_blocks(function: RawFunction) -> set[int]:
     found: set[int] = set()
     for block in function.blocks:
         merge = block.merge()
-        if merge is None or merge.opcode != "OpLoopMerge":
+        if merge is None or not _is_loop_header(block):
             continue
         stop = {block.label, _ref(merge.operands[0])}
         todo = [_ref(merge.operands[1])]
