@@ -161,3 +161,31 @@ def test_a_deadlocking_kernel_times_out_every_iteration_and_the_run_goes_on(tmp_
     text = capsys.readouterr().out
     assert "mutual_wait.comp: 2 workgroups" in text and "ticket_lock.comp: 3 workgroups" in text
     assert report["device"] and report["shapes"] == ["alone", "reverse"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--shapes", "sideways"], "unknown launch shape(s) sideways"),
+        (["--occupy", "0"], "--occupy takes auto or a number from 1 to 65534"),
+        (["--occupy", "x"], "--occupy takes auto"),
+        (["--deadline", "5"], "a deadline needs a unit"),
+        (["--backend", "cpu"], "kernels run on --backend wgpu only"),
+        ([str(REPO / "litmus" / "paper" / "mutex.axb")], "not both"),
+        (["--init", "nothing=1"], "no shared memory cell is called 'nothing'"),
+    ],
+)
+def test_kernel_run_refuses_bad_options_with_exit_2(tmp_path, capsys, args, message):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(LITMUS / "tas_spinlock.comp"), *args, "-o", str(tmp_path / "r.json")])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_kernel_run_refuses_to_overwrite_its_results(tmp_path, capsys):
+    (tmp_path / "r.json").write_text("{}")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(LITMUS / "tas_spinlock.comp"), "-o", str(tmp_path / "r.json")])
+    assert exit_info.value.code == 2 and "--force" in capsys.readouterr().err
+    assert (tmp_path / "r.json").read_text() == "{}"

@@ -115,6 +115,7 @@ def run_kernels(
     target = output.with_suffix(".json")
     if target.exists() and not force:
         raise UsageError(f"{target} exists: give --force to replace it")
+    _occupiers(occupy, cpu=True)  # a bad --occupy is refused before anything is loaded
     kernels = [prepared(p, given) for p in paths]
     from progress.gpu.wgpu_kernel import WgpuKernel
 
@@ -124,7 +125,12 @@ def run_kernels(
     results, records = [], []
     for loaded, launch, system in kernels:
         verdicts = check_system(system, queries_for(all_models()), max_states=MAX_STATES).verdicts
-        pipeline = engine.kernel_pipeline(launch)
+        try:
+            pipeline = engine.kernel_pipeline(launch)
+        except BackendUnavailable as refusal:  # the device's compiler refuses this kernel: say so, run the next
+            click.echo(f"{launch.name}: not run: {refusal}")
+            records.append({"kernel": launch.name, "refused": str(refusal)})
+            continue
         outcomes: list[ShapeOutcome] = []
         for name in shapes:
             shape = Shape(name, occupiers if name == "occupied" else 0)
@@ -200,6 +206,3 @@ def _record(result: KernelResult, loaded: LoadedKernel) -> dict:
 def refuse_backend(backend: str) -> None:
     if backend not in ("wgpu", "cuda"):
         raise UsageError(f"kernels run on --backend wgpu only (a SPIR-V kernel has no {backend} path)")
-
-
-__all__ = ["BackendUnavailable", "is_kernel_run", "run_kernels"]
