@@ -34,7 +34,7 @@ from progress.core.registry import all_models  # noqa: E402
 from progress.synth.enum_engine import search_unit  # noqa: E402
 from progress.synth.space import Bounds, Space, partitions  # noqa: E402
 
-OOPSLA = REPO.parent / "shared" / "data" / "oopsla21"
+OOPSLA = REPO / "litmus" / "oopsla21"
 
 
 def engines(bounds: Bounds) -> dict:

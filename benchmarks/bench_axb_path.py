@@ -3,7 +3,7 @@
 tree, in alternating fresh processes (the editable install bypassed, so each
 run imports its own tree), and checks that both print the same bytes.
 
-    python3 benchmarks/bench_axb_path.py [--base 1a25f97] [--runs 15] [--suite ../shared/data/oopsla21]
+    python3 benchmarks/bench_axb_path.py [--base 1a25f97] [--runs 15] [--suite litmus/oopsla21]
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", default="1a25f97")
     parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--suite", default=str(REPO.parent / "shared" / "data" / "oopsla21"))
+    parser.add_argument("--suite", default=str(REPO / "litmus" / "oopsla21"))
     args = parser.parse_args()
     groups = [str(Path(args.suite) / g) for g in ("2t2i", "2t3i", "2t4i", "3t3i", "3t4i")]
     with tempfile.TemporaryDirectory() as tmp:

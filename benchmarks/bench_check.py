@@ -5,7 +5,7 @@ witnesses included), next to the interpreter's own start-up measured in the
 same run as the baseline. Checks that every run prints the same bytes.
 Writes docs/results/check.md and docs/results/check.json.
 
-    python3 benchmarks/bench_check.py [--runs 11] [--suite ../shared/data/oopsla21]
+    python3 benchmarks/bench_check.py [--runs 11] [--suite litmus/oopsla21]
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def measure(command: list[str], runs: int) -> tuple[list[float], set[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=11)
-    parser.add_argument("--suite", default=str(REPO.parent / "shared" / "data" / "oopsla21"))
+    parser.add_argument("--suite", default=str(REPO / "litmus" / "oopsla21"))
     args = parser.parse_args()
     progress = shutil.which("progress") or sys.exit("the console script `progress` is not installed")
     check = [progress, "check", args.suite, "--format", "json"]
@@ -69,7 +69,7 @@ def main() -> None:
     _, out = timed(check)
     lines = out.decode().splitlines()
     result = {
-        "command": "progress check ../shared/data/oopsla21 --format json",
+        "command": "progress check litmus/oopsla21 --format json",
         "tests": len(lines),
         "verdicts": sum(len(json.loads(line)["results"]) for line in lines),
         "target_s": TARGET_SECONDS,

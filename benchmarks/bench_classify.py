@@ -253,7 +253,7 @@ def render(result: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default=str(REPO.parent / "shared" / "data" / "oopsla21"))
+    parser.add_argument("--suite", default=str(REPO / "litmus" / "oopsla21"))
     parser.add_argument("--export", default=None, help="an export directory (progress synth --export)")
     parser.add_argument("--sample", type=int, default=5000, help="tests the old path runs on")
     parser.add_argument("--rates-sample", type=int, default=50000, help="export tests part 1 runs on")

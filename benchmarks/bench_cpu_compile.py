@@ -23,7 +23,7 @@ from progress.cli.inputs import expand, load
 from progress.gpu.cpu import CpuBackend
 
 REPO = Path(__file__).resolve().parents[1]
-OOPSLA = REPO.parent / "shared" / "data" / "oopsla21"
+OOPSLA = REPO / "litmus" / "oopsla21"
 
 
 def compile_all(programs, workers: int) -> float:

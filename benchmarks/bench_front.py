@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SUITE = REPO.parent / "shared" / "data" / "oopsla21"
+SUITE = REPO / "litmus" / "oopsla21"
 GROUPS = ("2t2i", "2t3i", "2t4i", "3t3i", "3t4i")
 READERS = """
 import sys, time

@@ -43,7 +43,7 @@ def run(suite: Path, backend: str, codegen: str, iterations: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", type=Path, default=REPO.parent / "shared" / "data" / "oopsla21")
+    parser.add_argument("--suite", type=Path, default=REPO / "litmus" / "oopsla21")
     parser.add_argument("--backend", default="cuda")
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "results" / "gpu" / "interp")

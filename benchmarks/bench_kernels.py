@@ -1,6 +1,6 @@
 """Benchmark: kernels (issue 18): the two paths agree, and how fast the kernel path is.
 
-    python benchmarks/bench_kernels.py [--suite ../shared/data/oopsla21] [--part agreement,idioms]
+    python benchmarks/bench_kernels.py [--suite litmus/oopsla21] [--part agreement,idioms]
 
 agreement: every published test exported by `progress export --format glsl`
 and checked as a kernel (glslang, SPIR-V, the kernel checker), with and
@@ -249,7 +249,7 @@ def _meta_lines(meta: dict) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", type=Path, default=REPO.parent / "shared" / "data" / "oopsla21")
+    parser.add_argument("--suite", type=Path, default=REPO / "litmus" / "oopsla21")
     parser.add_argument("--part", default="agreement,idioms")
     parser.add_argument("--max-workgroups", type=int, default=8)
     parser.add_argument("--time-limit", type=float, default=120.0)

@@ -43,7 +43,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 import families  # noqa: E402
 from run_meta import run_meta  # noqa: E402
 
-SUITE = REPO.parent.parent / "shared" / "data" / "oopsla21"
+SUITE = REPO / "litmus" / "oopsla21"
 
 
 def child(family: str, n: int, engine: str) -> None:

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-OOPSLA = REPO.parent / "shared" / "data" / "oopsla21"
+OOPSLA = REPO / "litmus" / "oopsla21"
 GPU = REPO / "docs" / "results" / "gpu"
 FULL = [str(OOPSLA), str(REPO / "litmus"), str(REPO / "tests" / "data" / "gpu")]
 H200 = [
@@ -202,7 +202,7 @@ def page(db: Path, runs: dict, diffs: dict[str, str]) -> str:
         "",
         f"Regenerate: `{COMMAND}` (imports into a fresh database, then runs `progress devices`; "
         "`devices.json` is its `--format json`, `devices_fig12.svg` its `--plot`). Inputs: the artifact's "
-        "`empirical_results/` (../shared/data/oopsla21; 11 runs: 8 GPUs, the RTX 4000 also with a cooperative "
+        "`empirical_results/` (litmus/oopsla21; 11 runs: 8 GPUs, the RTX 4000 also with a cooperative "
         "launch and two intra-warp builds) and the H200 runs committed under `docs/results/gpu/`:",
         "",
     ]

@@ -166,7 +166,7 @@ def lane_cuts(suite: Path, iterations: int, lanes: int, layouts: dict[str, str])
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", type=Path, default=REPO.parent / "shared" / "data" / "oopsla21")
+    parser.add_argument("--suite", type=Path, default=REPO / "litmus" / "oopsla21")
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--arms", default="t1,t1,t2,t2,t2,t2_concat,t2_concat")
     parser.add_argument("--reference", default="t1.1")

@@ -34,7 +34,7 @@ samples.
 Prints, per placement and heuristic, the model's cells against the browser's
 (docs/results/web_suite.json: every iteration failed / some / none), and the
 model's failures on tests that OBE/weak and HSA/weak guarantee by CADP's
-verdicts (../shared/data/oopsla21/cadp_verdicts.csv): none for OBE if the
+verdicts (litmus/oopsla21/cadp_verdicts.csv): none for OBE if the
 model is an OBE scheduler, as it claims.
 """
 
@@ -190,7 +190,7 @@ def main() -> None:
     args = parser.parse_args()
     observed = json.loads(args.suite.read_text())["submitted"]
     iterations = observed["settings"]["iterations"]
-    oopsla = REPO.parent / "shared" / "data" / "oopsla21"
+    oopsla = REPO / "litmus" / "oopsla21"
     with (oopsla / "cadp_verdicts.csv").open() as f:
         cadp = {r["test"]: r for r in csv.DictReader(f)}
     placements = ("round-robin", "random")

@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.browser import server  # noqa: E402
 
-OOPSLA = REPO.parent / "shared" / "data" / "oopsla21"
+OOPSLA = REPO / "litmus" / "oopsla21"
 PROGRESS = [str(Path(sys.executable).parent / "progress")]
 
 

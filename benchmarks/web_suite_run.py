@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.browser import launch, server  # noqa: E402
 
-OOPSLA = REPO.parent / "shared" / "data" / "oopsla21"
+OOPSLA = REPO / "litmus" / "oopsla21"
 GPU = REPO / "docs" / "results" / "gpu"
 FULL = [str(OOPSLA), str(REPO / "litmus"), str(REPO / "tests" / "data" / "gpu")]
 IMPORTS = [

@@ -10,7 +10,7 @@ most workgroups seen running at once, whether workgroups w and w + 16 ever
 overlap (SwiftShader's ComputeProgram runs workgroups batchID, batchID + 16,
 ... one after another in one task), and the order the workgroups started in.
 
-`flip` runs tests of ../shared/data/oopsla21 with the browser runner's own
+`flip` runs tests of litmus/oopsla21 with the browser runner's own
 launch code (progress/web/static/runner.js: calibration, budget, one command
 buffer of N iterations) and the same WGSL as `--backend wgpu`, under one
 heuristic at the instance counts given, and prints F (k/N) or P per count
@@ -43,7 +43,7 @@ from progress.front.axb.parse import parse_program  # noqa: E402
 from progress.gpu.wgpu_backend import CALIBRATION  # noqa: E402
 from tests.browser import launch  # noqa: E402
 
-OOPSLA = REPO.parent / "shared" / "data" / "oopsla21"
+OOPSLA = REPO / "litmus" / "oopsla21"
 RUNNER = REPO / "progress" / "web" / "static" / "runner.js"
 
 PROBE = """

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("PROGRESS_SHARED") or REPO.parent / "shared")
-"""Beside the checkout (as CI lays it out), or where $PROGRESS_SHARED says (a git worktree elsewhere)."""
-OOPSLA = SHARED / "data" / "oopsla21"
+OOPSLA = REPO / "litmus" / "oopsla21"
+"""The OOPSLA'21 suite, shipped with the project (litmus/oopsla21/README.md)."""
 
 
 def _write_bytecode() -> None:
@@ -82,7 +81,7 @@ def progress_command() -> list[str]:
 
 @pytest.fixture(scope="session")
 def oopsla_dir() -> Path:
-    """The OOPSLA'21 suite beside the checkout; CI lays ../shared out too."""
+    """The OOPSLA'21 suite shipped in litmus/oopsla21."""
     assert OOPSLA.is_dir(), f"the published suite is missing: {OOPSLA}"
     return OOPSLA
 

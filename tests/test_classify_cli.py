@@ -55,6 +55,20 @@ def test_paper_rule_gives_table_4(oopsla_dir):
     assert _json_numbers(out) == TABLE_4
 
 
+def test_table4_is_the_papers_table_4(oopsla_dir):
+    """`progress classify litmus/oopsla21 --table4`, the README's reproduction of the paper."""
+    code, out = invoke("classify", oopsla_dir, "--table4", "--format", "json")
+    assert code == 0 and json.loads(out)["rule"] == "paper"
+    assert _json_numbers(out) == TABLE_4
+    assert invoke("classify", oopsla_dir, "--table4") == invoke("classify", oopsla_dir, "--rule", "paper")
+
+
+@pytest.mark.parametrize("other", [("--matrix",), ("--rule", "lattice")])
+def test_table4_with_another_table_is_a_usage_error(oopsla_dir, other):
+    code, _, err = run("classify", oopsla_dir / "2t2i", "--table4", *other)
+    assert code == 2 and "--table4 is the classification by the paper's rule" in err
+
+
 def test_lattice_rule_is_the_default(oopsla_dir):
     code, out = invoke("classify", oopsla_dir, "--format", "json")
     assert code == 0 and json.loads(out)["rule"] == "lattice"

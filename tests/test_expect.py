@@ -48,13 +48,76 @@ def test_bad_headers_are_positioned_errors(text, message, where):
     assert caught.value.render().startswith(f"{where}: error: {message}")
 
 
-def test_the_shipped_corpus_meets_its_headers(repo):
+def test_the_shipped_corpus_meets_its_headers_and_the_published_suite_cadp(repo):
+    """README command 1: the hand-written corpus against its header lines, and
+    the 483 published tests (no header lines) against CADP's 10 verdicts in
+    litmus/oopsla21/cadp_verdicts.csv."""
     done = run("check", "litmus", "--expect-header", cwd=repo)
     assert done.returncode == 0, done.stdout + done.stderr
     suffixes = {".axb", ".comp", ".hlsl", ".spvasm"}  # a directory holds kernels too (litmus/kernels)
-    tests = sum(1 for path in (repo / "litmus").rglob("*") if path.suffix in suffixes)
+    published = repo / "litmus" / "oopsla21"
+    tests = sum(1 for path in (repo / "litmus").rglob("*") if path.suffix in suffixes and published not in path.parents)
     assert done.stdout.count(ALL_HOLD) == tests
-    assert f"expectations: {11 * tests} hold, 0 do not" in done.stdout
+    assert done.stdout.count("all 10 expected verdicts hold") == 483
+    assert f"expectations: {11 * tests + 10 * 483} hold, 0 do not" in done.stdout
+
+
+def _published_copy(repo, tmp_path, group="2t2i"):
+    """A copy of one group of the published suite with the suite's verdict table."""
+    suite = tmp_path / "oopsla21"
+    (suite / group).mkdir(parents=True)
+    for path in (repo / "litmus" / "oopsla21" / group).glob("*.axb"):
+        (suite / group / path.name).write_bytes(path.read_bytes())
+    (suite / "cadp_verdicts.csv").write_bytes((repo / "litmus" / "oopsla21" / "cadp_verdicts.csv").read_bytes())
+    return suite
+
+
+def test_a_flipped_cadp_cell_is_a_mismatch(repo, tmp_path):
+    suite = _published_copy(repo, tmp_path)
+    table = suite / "cadp_verdicts.csv"
+    lines = table.read_text().splitlines(keepends=True)
+    assert lines[1] == "2t2i/0.axb,F,F,F,F,F,P,P,P,P,P\n"
+    lines[1] = "2t2i/0.axb,F,F,F,F,P,P,P,P,P,P\n"  # LOBE/weak: CADP says F
+    table.write_text("".join(lines))
+    done = run("check", "oopsla21", "--expect-header", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "artifact_2t2i_0: LOBE weak: expected guaranteed to terminate, got may not terminate" in done.stdout
+    assert "expectations: 79 hold, 1 do not" in done.stdout
+
+
+def test_a_test_neither_header_nor_table_names_is_bad_input_not_a_pass(repo, tmp_path):
+    suite = _published_copy(repo, tmp_path)
+    extra = suite / "2t2i" / "extra.axb"
+    extra.write_text("test extra\nthread 0\n  AXB(x, 0, end, true, 1)\n")
+    done = run("check", "oopsla21", "--expect-header", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "oopsla21/2t2i/extra.axb:1:1: error: no '# expect:' line, and oopsla21/cadp_verdicts.csv has no row" in (
+        done.stderr
+    )
+    assert "expectations: 80 hold, 0 do not; 1 file(s) with bad input" in done.stdout
+    (suite / "cadp_verdicts.csv").unlink()
+    done = run("check", "oopsla21/2t2i/0.axb", "--expect-header", cwd=tmp_path)
+    assert done.returncode == 2 and "0.axb:1:1: error: no '# expect:' line (needed by --expect-header)" in done.stderr
+
+
+def test_a_header_line_wins_over_the_table_and_only_the_nearest_table_counts(repo, tmp_path):
+    suite = _published_copy(repo, tmp_path)
+    test = suite / "2t2i" / "0.axb"
+    test.write_text("# expect: LOBE/weak P\n" + test.read_text())  # CADP: F; the header decides
+    done = run("check", "oopsla21/2t2i/0.axb", "--expect-header", cwd=tmp_path)
+    assert done.returncode == 1 and "expectations: 0 hold, 1 do not" in done.stdout
+    (suite / "2t2i" / "cadp_verdicts.csv").write_text("test,fair/weak\n1.axb,F\n")  # nearer, without 2.axb
+    done = run("check", "oopsla21/2t2i/1.axb", "oopsla21/2t2i/2.axb", "--expect-header", cwd=tmp_path)
+    assert done.returncode == 2 and "2t2i/cadp_verdicts.csv has no row" in done.stderr
+    assert "expectations: 1 hold, 0 do not" in done.stdout
+
+
+def test_a_bad_table_is_a_positioned_error(repo, tmp_path):
+    suite = _published_copy(repo, tmp_path)
+    (suite / "cadp_verdicts.csv").write_text("test,fair/weak,LOBE/sometimes\n2t2i/0.axb,F,F\n")
+    done = run("check", "oopsla21/2t2i/0.axb", "--expect-header", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "cadp_verdicts.csv:1:16: error: unknown column 'LOBE/sometimes'" in done.stderr
 
 
 def test_a_flipped_expectation_is_reported_and_exits_1(repo, tmp_path):

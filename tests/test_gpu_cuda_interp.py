@@ -64,7 +64,7 @@ def test_interpreter_agrees_with_generated_kernels_on_litmus(interp):
     with co-residency: docs/gpu.md, Packing)."""
     from progress.gpu.cuda import CudaBackend
 
-    files = sorted(LITMUS.rglob("*.axb"))
+    files = sorted(path for path in LITMUS.rglob("*.axb") if "oopsla21" not in path.parts)  # the hand-written corpus
     programs = [parse_program(path.read_text(), path.name) for path in files]
     settings = Settings(("chunked",), iterations=4, deadline_s=0.05)
     backend = CudaBackend()

@@ -32,14 +32,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from interp_sim import SimInterp  # noqa: E402
 
 REPO = Path(__file__).parent.parent
-SUITE = (
-    next(
-        (d for d in (REPO.parent / "shared", REPO.parent.parent / "shared") if (d / "data" / "oopsla21").is_dir()),
-        REPO.parent / "shared",
-    )
-    / "data"
-    / "oopsla21"
-)
+SUITE = REPO / "litmus" / "oopsla21"
 DATA = Path(__file__).parent / "data" / "gpu"
 
 

@@ -110,7 +110,7 @@ def test_unknown_model_is_a_usage_error():
     "kind, command",
     [
         ("starvation", ("litmus/paper/mutex.axb", "HSA")),
-        ("livelock", ("../shared/data/oopsla21/2t2i/0.axb", "fair")),
+        ("livelock", ("litmus/oopsla21/2t2i/0.axb", "fair")),
         ("terminating", ("litmus/paper/mutex.axb", "OBE")),
     ],
 )

@@ -21,7 +21,7 @@ from benchmarks.web_swiftshader import blank_page, open_page, run_test
 from progress.front.axb.parse import parse_program
 from tests.browser import BrowserMissing, launch
 
-# ../shared/data/oopsla21/3t3i/3.axb: guaranteed under HSA, HSA+OBE, LOBE and fair; not under OBE
+# litmus/oopsla21/3t3i/3.axb: guaranteed under HSA, HSA+OBE, LOBE and fair; not under OBE
 TEST = """test artifact_3t3i_3
 thread 0
   AXB(m0, 0, 1, true, 1)

@@ -9,13 +9,14 @@ import time
 
 import click
 
-from progress.cli.inputs import AXB_SUFFIXES, KERNEL_SUFFIXES, display, expand_each, read_text
+from progress.cli.inputs import AXB_SUFFIXES, KERNEL_SUFFIXES, STDIN, display, expand_each, read_text
+from progress.cli.verdict_table import nearest_table, table_expectations
 from progress.core.analyze import FAIRNESSES, NO_FAIRNESS, check_program, queries_for
 from progress.core.program import Program
 from progress.core.registry import all_models, find_model
 from progress.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
 from progress.front.axb.parse import parse_program
-from progress.front.expect import expectations, mismatches
+from progress.front.expect import expectations, has_expect_line, mismatches
 from progress.report.render import (
     csv_header,
     csv_row,
@@ -26,6 +27,7 @@ from progress.report.render import (
     table,
     verdict_line,
 )
+from progress.source import error_at, source_lines
 
 GC_THRESHOLD = 20_000
 """Allocations between two young-generation collections while checking
@@ -74,7 +76,8 @@ of every later collection. 4% of the 483-test JSON check (bench_scale.py)."""
 @click.option(
     "--expect-header",
     is_flag=True,
-    help="Compare with each test's '# expect:' header line instead; exit 1 on any mismatch.",
+    help="Compare with each test's '# expect:' header line (without one: its row in the nearest "
+    "cadp_verdicts.csv above it) instead; exit 1 on any mismatch.",
 )
 @click.option("--workgroups", metavar="N", help="Kernels: dispatch N workgroups (default: the header's, else 1).")
 @click.option(
@@ -146,7 +149,7 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
             else:
                 text = read_text(path)
                 program = parse_program(text, display(path))
-                expected = _selected(expectations(text, display(path), known), queries) if expect_header else None
+                expected = _selected(_expectations_of(text, path, known), queries) if expect_header else None
                 reports = [
                     check_program(program, queries, max_states=max_states, time_limit=time_limit, witnesses=witnesses)
                 ]
@@ -222,6 +225,25 @@ def _model_list(values: tuple[str, ...]) -> list[str]:
                 raise UsageError(f"--model {value!r} has an empty model name (write e.g. --model HSA,OBE)")
             names.append(name.strip())
     return names
+
+
+def _expectations_of(text: str, path, known) -> dict:
+    """A .axb test's `# expect:` line, else its row in the nearest verdict
+    table above it (`cadp_verdicts.csv`, progress/cli/verdict_table.py);
+    neither is bad input, never a pass."""
+    table = None if has_expect_line(text) or path == STDIN else nearest_table(path)
+    if table is None:
+        return expectations(text, display(path), known)
+    row = table_expectations(path, table, known)
+    if row is None:
+        raise error_at(
+            f"no '# expect:' line, and {display(table)} has no row for this test (needed by --expect-header)",
+            1,
+            1,
+            source_lines(text),
+            display(path),
+        )
+    return row
 
 
 def _selected(expected: dict, queries) -> dict:

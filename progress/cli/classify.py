@@ -20,6 +20,7 @@ from progress.core.analyze import Query, check_program, queries_for
 from progress.core.canonical import Parts, hash_of_text, text_of_parts
 from progress.core.classify import (
     LATTICE,
+    PAPER,
     RULES,
     Classification,
     Column,
@@ -46,6 +47,11 @@ from progress.report.tables import FORMATS, mismatch_line, parse_verdict_csv, re
     default=LATTICE,
     show_default=True,
     help="lattice: docs/semantics.md section 5's definitions; paper: how the paper's Table 4 was counted.",
+)
+@click.option(
+    "--table4",
+    is_flag=True,
+    help="The paper's Table 4: the classification table by the paper's rule (--rule paper; not with --matrix).",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="md", show_default=True)
 @click.option(
@@ -102,7 +108,7 @@ from progress.report.tables import FORMATS, mismatch_line, parse_verdict_csv, re
     help="Worker processes checking a big suite (2048+ tests, no --time-limit); default: one per available CPU "
     "from 20,000 tests on, else 1. The output is the same for any number.",
 )
-def classify_command(paths, rule, fmt, matrix, output, suites, plot, expect, max_states, time_limit, jobs):
+def classify_command(paths, rule, table4, fmt, matrix, output, suites, plot, expect, max_states, time_limit, jobs):
     """Check every test under every model and classify the suite.
 
     PATHS are .axb files, directories (searched recursively) or @LIST files.
@@ -110,6 +116,8 @@ def classify_command(paths, rule, fmt, matrix, output, suites, plot, expect, max
     Exit status: 0 done (and no mismatch), 1 --expect found a mismatch,
     2 bad input, 3 some verdict was inconclusive.
     """
+    if table4:
+        rule = _table4_rule(rule, matrix)
     if plot is not None and plot.suffix.lower() not in (".png", ".svg"):
         raise UsageError(f"--plot writes .png or .svg files, not {plot.name!r}")
     models = list(all_models())
@@ -407,6 +415,14 @@ def write_suites(directory: Path, classification: Classification, locations: dic
             base = os.path.abspath(folder)
             lines = [Path(os.path.relpath(os.path.abspath(locations[t]), base)).as_posix() for t in tests]
             write_file(folder / f"{name}.txt", header + "".join(line + "\n" for line in lines))
+
+
+def _table4_rule(rule: str, matrix: bool) -> str:
+    """--table4 is the paper's rule; a --rule lattice or --matrix beside it asks for something else."""
+    given = click.get_current_context().get_parameter_source("rule") != click.core.ParameterSource.DEFAULT
+    if matrix or (given and rule != PAPER):
+        raise UsageError("--table4 is the classification by the paper's rule: not with --matrix or --rule lattice")
+    return PAPER
 
 
 def _report_expect(verdicts: Matrix, expected: dict, path: Path) -> tuple[int, int]:

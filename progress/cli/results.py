@@ -84,10 +84,16 @@ def list_command(db, fmt):
 
 
 def load_suite(suites: tuple[Path, ...]) -> Suite:
-    """Every .axb test under the --suite folders, keyed relative to its folder."""
+    """Every .axb test under the --suite folders, keyed relative to its folder;
+    a test below two of them, relative to the innermost (`--suite
+    litmus/oopsla21 --suite litmus`: the published suite's keys stay `2t2i/0.axb`)."""
+    roots = [folder.resolve() for folder in suites]
     tests = []
-    for folder in suites:
+    for folder, root in zip(suites, roots):
+        inner = [other for other in roots if root in other.parents]
         for path in expand([str(folder)]):
+            if inner and any(other in path.resolve().parents for other in inner):
+                continue
             tests.append((path.relative_to(folder).as_posix(), load(path)))
     try:
         return suite_of("+".join(folder.resolve().name for folder in suites), tests)

@@ -63,6 +63,11 @@ def expectations(text: str, path: str, known: dict[Key, str] | None = None, mark
     return result
 
 
+def has_expect_line(text: str, marker: str = "#") -> bool:
+    """Whether `text` has a `# expect:` line (one or more; `expectations` tells them apart)."""
+    return re.search(_LINE.format(marker=re.escape(marker)), text, re.MULTILINE) is not None
+
+
 def expect_cells(text: str, path: str) -> str | None:
     """The cells of the header's one `# expect:` line, checked as
     `expectations` checks them and with spacing normalised (`P | F`), or None

@@ -6,7 +6,7 @@ T0=$SECONDS
 python3 -P -m pytest tests/test_gpu_cuda_interp.py tests/test_gpu_cuda.py -m gpu -n0 -q -rs -p no:cacheprovider 2>&1 | tee $OUT/pytest_gpu.txt | tail -4
 for run in "per-test pertest" "interp interp" "interp interp_stop --stop-early"; do
   set -- $run; S=$SECONDS
-  P run build/oopsla21 --codegen $1 $3 -o $OUT/$2.csv 2>&1 | tail -1
+  P run litmus/oopsla21 --codegen $1 $3 -o $OUT/$2.csv 2>&1 | tail -1
   echo "$2: wall seconds $((SECONDS - S))" | tee -a $OUT/times.txt
 done
 S=$SECONDS

@@ -12,7 +12,7 @@ python3 -P docs/results/gpu/interp/p.py conform $OUT/t3t5i.csv --keys docs/resul
 (cd $OUT && xz -T4 t3t5i.jsonl && mv t3t5i.jsonl.xz t3t5i_e.jsonl.xz)
 python3 -c "import wgpu; [print('adapter:', a.info['device'], a.info['backend_type'], a.info['adapter_type']) for a in wgpu.gpu.enumerate_adapters_sync()]" 2>&1 | tail -3 | tee -a $L
 S=$SECONDS
-timeout -s INT 150 python3 -P docs/results/gpu/interp/p.py run build/oopsla21 --backend wgpu --codegen interp -o $OUT/h200_wgpu_interp.csv 2>&1 | tail -3 | tee -a $L
+timeout -s INT 150 python3 -P docs/results/gpu/interp/p.py run litmus/oopsla21 --backend wgpu --codegen interp -o $OUT/h200_wgpu_interp.csv 2>&1 | tail -3 | tee -a $L
 echo "wgpu interp 483 x 3 x 20: wall seconds $((SECONDS - S))" | tee -a $L
 (cd $OUT && xz -T4 h200_wgpu_interp.jsonl)
 timeout 120 python3 -P -m pytest tests/test_gpu_wgpu_interp.py tests/test_gpu_wgpu.py -n0 -q -rs -p no:cacheprovider 2>&1 | tail -5 | tee -a $L

@@ -10,7 +10,7 @@ echo "failed under chunked: $(wc -l < /tmp/chunked.txt); under plain or rr: $(wc
 timeout 100 python3 -P -m pytest tests/test_gpu_wgpu_interp.py tests/test_gpu_wgpu.py -n0 -q -rs -p no:cacheprovider > /tmp/pytest.txt 2>&1; echo "pytest exit $?" >> /tmp/pytest.txt; tail -6 /tmp/pytest.txt | tee -a $L
 S=$SECONDS; timeout -s INT 70 python3 -P docs/results/gpu/interp/p.py run --keys $K --only /tmp/plainrr.txt --heuristics plain,rr --iterations 5 -o $OUT/t3t5i_rerun_plainrr.csv 2>&1 | tail -1 | tee -a $L
 echo "rerun plain,rr: wall seconds $((SECONDS - S))" | tee -a $L
-S=$SECONDS; timeout 130 python3 -P benchmarks/bench_interp.py --suite build/oopsla21 --backend wgpu --iterations 2 --out $OUT 2>&1 | grep -E "tests_per_s|speedup|elapsed|Error" | tee -a $L
+S=$SECONDS; timeout 130 python3 -P benchmarks/bench_interp.py --suite litmus/oopsla21 --backend wgpu --iterations 2 --out $OUT 2>&1 | grep -E "tests_per_s|speedup|elapsed|Error" | tee -a $L
 echo "bench wgpu: wall seconds $((SECONDS - S))" | tee -a $L
 S=$SECONDS; timeout -s INT $((565 - SECONDS + T0)) python3 -P docs/results/gpu/interp/p.py run --keys $K --only /tmp/chunked.txt --heuristics chunked --iterations 5 -o $OUT/t3t5i_rerun_chunked.csv 2>&1 | tail -1 | tee -a $L
 echo "rerun chunked: wall seconds $((SECONDS - S)), rows $(($(wc -l < $OUT/t3t5i_rerun_chunked.csv) - 1))" | tee -a $L

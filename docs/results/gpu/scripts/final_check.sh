@@ -9,6 +9,5 @@ python3 .gpu_carry/p.py run litmus tests/data/gpu -o $OUT/litmus_final.csv
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
 python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --target /tmp/pkg .
 export PYTHONPATH=/tmp/pkg:/tmp/site PYTHONUNBUFFERED=1
-mkdir -p ../shared/data && ln -sfn $PWD/.gpu_carry/oopsla21 ../shared/data/oopsla21
 python3 -P -m pytest tests/test_gpu_cuda.py tests/test_gpu_codegen.py tests/test_gpu_cpu.py tests/test_gpu_heuristics.py \
     tests/test_gpu_conform.py -m "gpu or not gpu" -q -rs -p no:cacheprovider | tee $OUT/pytest_device_final.txt

@@ -4,5 +4,5 @@ export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
 [ "$1" = 1 ] && python3 -m pytest tests/test_gpu_cuda.py tests/test_gpu_codegen.py -q -rs -p no:cacheprovider 2>&1 | tail -4
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv
 SECONDS=0
-python3 .gpu_carry/p.py run .gpu_carry/oopsla21 litmus tests/data/gpu -o $OUT/run$1.csv 2>&1 | tail -2
+python3 .gpu_carry/p.py run litmus/oopsla21 litmus tests/data/gpu -o $OUT/run$1.csv 2>&1 | tail -2
 echo "wall seconds for run $1 (compile included): $SECONDS"

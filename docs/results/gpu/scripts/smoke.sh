@@ -8,7 +8,7 @@ python3 -m pytest tests/test_gpu_cuda.py -q -rs 2>&1 | tail -5
 time $P run tests/data/gpu litmus --iterations 3 --deadline 20ms -o $OUT/small.csv
 cat $OUT/small.csv; cat $OUT/small.jsonl
 for d in 1ms 10ms 100ms; do $P run tests/data/gpu/pc_decreasing.axb --heuristics chunked --iterations 2 --deadline $d -o /tmp/d$d.csv; cat /tmp/d$d.jsonl; done
-time $P run .gpu_carry/oopsla21 --iterations 2 --deadline 10ms -o $OUT/suite2.csv
+time $P run litmus/oopsla21 --iterations 2 --deadline 10ms -o $OUT/suite2.csv
 grep -c F $OUT/suite2.csv; python3 - <<'P2'
 import json,collections,os
 rs=[json.loads(l) for l in open(os.environ['OUT']+'/suite2.jsonl')]

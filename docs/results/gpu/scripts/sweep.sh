@@ -1,7 +1,8 @@
 # Deadline sweep over the (test, heuristic) pairs that failed in a first run.
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
-S=.gpu_carry/oopsla21; W=/tmp/sweep; mkdir -p $W
+S=.gpu_carry/oopsla21; W=/tmp/sweep; mkdir -p $W $S  # the suite and this folder's lists, together (@lists name tests relative to themselves)
+cp -r litmus/oopsla21/. $S/ && cp docs/results/gpu/scripts/*.lst $S/
 r() { # heuristic list deadline iterations
   python3 .gpu_carry/p.py run @$S/$2 --heuristics $1 --deadline $3 --iterations $4 -o $W/$1_$3_$5.csv 2>&1 | tail -1
 }

@@ -5,7 +5,7 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
 python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile --target /tmp/site .h11/src 2>&1 | grep -v WARNING | tail -3
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
 mkdir -p /tmp/w && cd /tmp/w
-S=$R/.h11/src; D=$R/.h11/shared/data/oopsla21; N=${1:-10}
+S=$R/.h11/src; D=$S/litmus/oopsla21; N=${1:-10}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv
 (cd $S && python3 -P -m pytest tests/test_gpu_wgpu.py tests/test_gpu_wgsl.py -q -p no:cacheprovider 2>&1 | tail -4) | tee $OUT/pytest_wgpu_h200.txt
 SECONDS=0
