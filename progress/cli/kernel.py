@@ -20,6 +20,7 @@ from progress.core.analyze import Query, TestReport, check_system
 from progress.core.lts import Budget, explore_system
 from progress.errors import Inconclusive, InputError
 from progress.front.header import (
+    MAX_WORKGROUPS,
     LaunchSettings,
     add_buffer,
     kernel_expectations,
@@ -100,13 +101,14 @@ def kernel_system(path: Path | str, given: LaunchSettings) -> KernelSystem:
     return launch_system(loaded, Path(name).stem, name)
 
 
-def given_settings(workgroups, buffers, inits, entry, optimize) -> LaunchSettings:
-    """The command line's launch settings (they override each kernel header's)."""
+def given_settings(workgroups, buffers, inits, entry, optimize, workgroup_limit: int | None = None) -> LaunchSettings:
+    """The command line's launch settings (they override each kernel header's);
+    `workgroup_limit`: a larger bound on --workgroups (an unchecked device run)."""
     buffer_lengths: dict[str, int] = {}
     for text in buffers:
         add_buffer(text, buffer_lengths)
     return LaunchSettings(
-        workgroups=None if workgroups is None else parse_workgroups(workgroups),
+        workgroups=None if workgroups is None else parse_workgroups(workgroups, workgroup_limit or MAX_WORKGROUPS),
         buffers=MappingProxyType(buffer_lengths),
         init=tuple(parse_init(text) for text in inits),
         entry=None if entry is None else parse_entry(entry),

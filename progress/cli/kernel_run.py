@@ -56,8 +56,11 @@ def is_kernel_run(paths: list[str]) -> bool:
     return bool(paths) and all(kinds)
 
 
-def prepared(path: str, given: LaunchSettings) -> tuple[LoadedKernel, KernelLaunch, KernelSystem]:
-    """The kernel loaded, instrumented and validated, and its checker System."""
+def prepared(
+    path: str, given: LaunchSettings, check: bool = True
+) -> tuple[LoadedKernel, KernelLaunch, KernelSystem | None]:
+    """The kernel loaded, instrumented and validated, and its checker System
+    (None without `check`: a launch too large to check still runs)."""
     name = display(path)
     loaded = load_kernel(read_bytes(path), name, kind_of(path) or "spv", given)
     try:
@@ -78,7 +81,7 @@ def prepared(path: str, given: LaunchSettings) -> tuple[LoadedKernel, KernelLaun
         done.descriptor_set,
         done.sites,
     )
-    return loaded, launch, launch_system(loaded, Path(name).stem, name)
+    return loaded, launch, launch_system(loaded, Path(name).stem, name) if check else None
 
 
 def output_check(system: KernelSystem, launch: KernelLaunch, outputs: tuple[bytes, ...] | None) -> str:
@@ -110,13 +113,14 @@ def run_kernels(
     adapter: str | None,
     output: Path,
     force: bool,
+    check: bool = True,
 ) -> None:
-    """The command (see the module docstring)."""
+    """The command (see the module docstring); `check=False`: no verdicts, no output comparison."""
     target = output.with_suffix(".json")
     if target.exists() and not force:
         raise UsageError(f"{target} exists: give --force to replace it")
     _occupiers(occupy, cpu=True)  # a bad --occupy is refused before anything is loaded
-    kernels = [prepared(p, given) for p in paths]
+    kernels = [prepared(p, given, check) for p in paths]
     from progress.gpu.wgpu_kernel import WgpuKernel
 
     engine = WgpuKernel(adapter)
@@ -124,7 +128,9 @@ def run_kernels(
     started = time.monotonic()
     results, records = [], []
     for loaded, launch, system in kernels:
-        verdicts = check_system(system, queries_for(all_models()), max_states=MAX_STATES).verdicts
+        verdicts = (
+            () if system is None else check_system(system, queries_for(all_models()), max_states=MAX_STATES).verdicts
+        )
         try:
             pipeline = engine.kernel_pipeline(launch)
         except BackendUnavailable as refusal:  # the device's compiler refuses this kernel: say so, run the next
@@ -138,7 +144,10 @@ def run_kernels(
             budget = engine.kernel_budget(total, deadline_s)
             guard = iterations * (10 * deadline_s + 1.0) + 30.0
             outcomes.append(engine.run_kernel(launch, pipeline, shape, iterations, budget, guard))
-        outputs = {o.shape.name: output_check(system, launch, o.buffers) for o in outcomes}
+        outputs = {
+            o.shape.name: "not compared (--no-check)" if system is None else output_check(system, launch, o.buffers)
+            for o in outcomes
+        }
         result = KernelResult(launch, verdicts, tuple(outcomes), outputs)
         click.echo(kernel_report.text(result))
         results.append(result)
@@ -151,6 +160,7 @@ def run_kernels(
         iterations=iterations,
         deadline_s=deadline_s,
         shapes=list(shapes),
+        checked=check,
         occupiers=occupiers,
         LP_NUM_THREADS=os.environ.get("LP_NUM_THREADS", "unset"),
         kernels=records,

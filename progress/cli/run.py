@@ -166,6 +166,13 @@ MAX_PACK = 2**31 - 1
     help="Kernels: launch shapes (docs/gpu.md, Running a kernel).",
 )
 @click.option(
+    "--check/--no-check",
+    "check_kernels",
+    default=True,
+    show_default=True,
+    help="Kernels: check each kernel under every model first (--no-check for launches too large to check).",
+)
+@click.option(
     "--occupy",
     default="auto",
     show_default=True,
@@ -201,6 +208,7 @@ def run(
     entry,
     shapes_text,
     occupy,
+    check_kernels,
 ):
     """Run each test under each heuristic and record P or F (k/N).
 
@@ -233,6 +241,7 @@ def run(
             entry,
             shapes_text,
             occupy,
+            check_kernels,
         )
         return
     settings = _settings(heuristics_text, iterations, deadline_text, instances_text)
@@ -303,15 +312,17 @@ def _run_kernels(paths, backend, adapter, iterations, deadline_text, output, for
     from progress.cli.kernel_run import refuse_backend, run_kernels
     from progress.gpu.kernel_run import parse_shapes
 
-    workgroups, buffers, inits, entry, shapes_text, occupy = kernel_options
+    workgroups, buffers, inits, entry, shapes_text, occupy, check = kernel_options
     refuse_backend(backend)
     try:
         deadline_s = parse_duration(deadline_text)
         shapes = parse_shapes(shapes_text)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    given = given_settings(workgroups, buffers, inits, entry, False)
-    run_kernels(paths, given, shapes, iterations, deadline_s, occupy, adapter, output, force)
+    from progress.front.header import DEVICE_WORKGROUPS
+
+    given = given_settings(workgroups, buffers, inits, entry, False, None if check else DEVICE_WORKGROUPS)
+    run_kernels(paths, given, shapes, iterations, deadline_s, occupy, adapter, output, force, check)
 
 
 def _settings(heuristics_text, iterations, deadline_text, instances_text) -> Settings:

@@ -29,6 +29,8 @@ from progress.front.expect import Key, expectations
 from progress.source import error_at, source_lines
 
 MAX_WORKGROUPS = 64
+DEVICE_WORKGROUPS = 65535
+"""The most workgroups `progress run --no-check` dispatches (wgpu's x dimension)."""
 """The most workgroups a dispatch may have: far beyond what a state space can
 be explored for, small enough that every model's thread ids stay cheap."""
 MAX_BUFFER_LENGTH = 1 << 16
@@ -72,13 +74,14 @@ class LaunchSettings:
         )
 
 
-def parse_workgroups(text: str) -> int:
-    """`--workgroups N`: 1..MAX_WORKGROUPS."""
+def parse_workgroups(text: str, limit: int = MAX_WORKGROUPS) -> int:
+    """`--workgroups N`: 1..limit (MAX_WORKGROUPS for a check; a device run
+    that is not checked takes DEVICE_WORKGROUPS)."""
     if not re.fullmatch(r"\d+", text):
         raise UsageError(f"--workgroups wants a whole number, not {_shown(text)}")
     count = _bounded(text)
-    if not 1 <= count <= MAX_WORKGROUPS:
-        raise UsageError(f"--workgroups {_shown(text)} is outside 1..{MAX_WORKGROUPS}")
+    if not 1 <= count <= limit:
+        raise UsageError(f"--workgroups {_shown(text)} is outside 1..{limit}")
     return count
 
 
@@ -213,8 +216,10 @@ def _apply(
         key = option[2:]
         if key in values:
             raise UsageError(f"{option} is given twice")
-        parsed = {"workgroups": parse_workgroups, "entry": parse_entry}
-        values[key] = True if key == "optimize" else parsed[key](value)
+        if key == "optimize":
+            values[key] = True
+        else:
+            values[key] = parse_workgroups(value) if key == "workgroups" else parse_entry(value)
 
 
 def add_buffer(text: str, buffers: dict[str, int]) -> None:
