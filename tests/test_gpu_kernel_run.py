@@ -189,3 +189,25 @@ def test_kernel_run_refuses_to_overwrite_its_results(tmp_path, capsys):
         main(["run", str(LITMUS / "tas_spinlock.comp"), "-o", str(tmp_path / "r.json")])
     assert exit_info.value.code == 2 and "--force" in capsys.readouterr().err
     assert (tmp_path / "r.json").read_text() == "{}"
+
+
+def test_no_check_runs_a_launch_too_large_to_check(tmp_path, capsys):
+    out = tmp_path / "big.json"
+    sizes = ["--buffer", "flags=100", "--buffer", "aggregates=100", "--buffer", "prefixes=100"]
+    args = ["run", str(LITMUS / "lookback_dynamic.comp"), "--workgroups", "100", *sizes, "--iterations", "2"]
+    with pytest.raises(SystemExit) as refused:
+        main([*args, "-o", str(out)])
+    assert refused.value.code == 2 and "outside 1..64" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main([*args, "--no-check", "--shapes", "alone,reverse", "-o", str(out)])
+    assert exit_info.value.code == 0
+    (kernel,) = json.loads(out.read_text())["kernels"]
+    assert kernel["verdicts"] == {} and kernel["workgroups"] == 100
+    for shape in ("alone", "reverse"):
+        assert kernel["shapes"][shape]["cell"] == "P"
+        assert kernel["shapes"][shape]["outputs"] == "not compared (--no-check)"
+        assert kernel["shapes"][shape]["iterations"][0]["workgroups"] == {
+            "returned_all": 100,
+            "left": 0,
+            "left_by_own_deadline": 0,
+        }

@@ -36,9 +36,11 @@ from progress.front.spirv.load import LoadedKernel, kind_of, launch_system, load
 from progress.front.spirv.toolchain import validation_errors
 from progress.gpu import kernel_report
 from progress.gpu.kernel_report import KernelResult
-from progress.gpu.kernel_run import KernelBuffer, KernelLaunch, Shape, ShapeOutcome
+from progress.gpu.kernel_run import Iteration, KernelBuffer, KernelLaunch, Shape, ShapeOutcome
 from progress.gpu.runner import BackendUnavailable
 
+RECORDED_WORKGROUPS = 64
+"""Launches of more workgroups record per iteration counts, not each workgroup's record."""
 H200_SLOTS = 4224
 """Workgroups of one invocation resident at once on the H200 (32 per SM x 132 SMs; docs/gpu.md)."""
 MAX_STATES = 2_000_000
@@ -202,7 +204,7 @@ def _record(result: KernelResult, loaded: LoadedKernel) -> dict:
                         "finished": it.finished(n),
                         "seconds": round(it.seconds, 6),
                         "occupier_timeouts": it.occupier_timeouts,
-                        "workgroups": [[w.done, w.left, w.site, w.expired] for w in it.workgroups],
+                        "workgroups": _workgroups(it, launch.workgroups),
                     }
                     for it in o.iterations
                 ],
@@ -210,6 +212,17 @@ def _record(result: KernelResult, loaded: LoadedKernel) -> dict:
             for o in result.outcomes
         },
         "settings": {"buffers": dict(loaded.settings.buffers), "init": [list(i) for i in loaded.settings.init]},
+    }
+
+
+def _workgroups(iteration: Iteration, count: int) -> list | dict:
+    """Each workgroup's [returned, left, site, expired], or past RECORDED_WORKGROUPS their counts."""
+    if count <= RECORDED_WORKGROUPS:
+        return [[w.done, w.left, w.site, w.expired] for w in iteration.workgroups]
+    return {
+        "returned_all": sum(1 for w in iteration.workgroups if not w.left),
+        "left": sum(1 for w in iteration.workgroups if w.left),
+        "left_by_own_deadline": sum(1 for w in iteration.workgroups if w.left and not w.expired),
     }
 
 

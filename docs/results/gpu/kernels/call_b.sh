@@ -5,7 +5,7 @@
 set -o pipefail
 for f in ../../.gl/*.deb; do dpkg -x $f /; done; ldconfig
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site ../../.whl/*.whl 2>&1 | tail -2
-python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile --target /tmp/site . 2>&1 | tail -2
+python3 -m pip install -q --upgrade --no-index --no-deps --no-build-isolation --no-compile --target /tmp/site . 2>&1 | tail -2
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 COLUMNS=160 PATH=$PWD/tools:$PATH
 mkdir -p /usr/include/spirv && cp -r tools/unified1 /usr/include/spirv/
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
