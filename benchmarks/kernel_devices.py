@@ -49,21 +49,30 @@ def main(paths: list[str]) -> None:
             f"| {run['deadline_s'] * 1000:g} ms | {run['occupiers']} |"
         )
     print()
-    kernels = [k["kernel"] for k in next(iter(runs.values()))["kernels"]]
+    records = {n: {k["kernel"]: k for k in run["kernels"] if "shapes" in k} for n, run in runs.items()}
+    kernels = sorted({k for found in records.values() for k in found})
     shapes = next(iter(runs.values()))["shapes"]
     print("| kernel | " + " | ".join(f"{s}: {' / '.join(names)}" for s in shapes) + " |")
     print("|---|" + "---|" * len(shapes))
-    for index, kernel in enumerate(kernels):
+    for kernel in kernels:
         cells = []
         for shape in shapes:
-            cells.append(" / ".join(runs[n]["kernels"][index]["shapes"][shape]["cell"] for n in names))
+            cells.append(" / ".join(_cell(records[n].get(kernel), shape) for n in names))
         print(f"| {kernel} | " + " | ".join(cells) + " |")
     print()
     print("| kernel | " + " | ".join(f"violations on {n}" for n in names) + " |")
     print("|---|" + "---|" * len(names))
-    for index, kernel in enumerate(kernels):
-        found = ["; ".join(violations(runs[n]["kernels"][index])) or "none" for n in names]
+    for kernel in kernels:
+        found = [_violations(records[n].get(kernel)) for n in names]
         print(f"| {kernel} | " + " | ".join(found) + " |")
+
+
+def _cell(record: dict | None, shape: str) -> str:
+    return "-" if record is None or shape not in record["shapes"] else record["shapes"][shape]["cell"]
+
+
+def _violations(record: dict | None) -> str:
+    return "not run" if record is None else "; ".join(violations(record)) or "none"
 
 
 if __name__ == "__main__":
