@@ -8,7 +8,8 @@ import struct
 
 import pytest
 
-from progress.back.spirv_deadline import CONTROL_WORDS, EXPIRY_BIT, RECORD_WORDS, Site
+from progress.back.spirv_checks import CONTROL_WORDS, EXPIRY_BIT, RECORD_WORDS
+from progress.back.spirv_deadline import Site
 from progress.core.analyze import Verdict
 from progress.gpu import kernel_report
 from progress.gpu.kernel_report import CARRIES, KernelResult, judgement

@@ -24,7 +24,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from progress.back.spirv_deadline import (
+from progress.back.spirv_checks import (
     BUDGET,
     CONTROL_WORDS,
     DONE,
@@ -39,8 +39,8 @@ from progress.back.spirv_deadline import (
     SITE,
     TICKS,
     WORKGROUPS,
-    Site,
 )
+from progress.back.spirv_deadline import Site
 
 SHAPES = ("alone", "occupied", "reverse", "interleave")
 SHAPE_MAPPING = {"alone": "identity", "occupied": "identity", "reverse": "identity", "interleave": "identity"}

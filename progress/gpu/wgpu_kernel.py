@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 
-from progress.back.spirv_deadline import CONTROL_WORDS, RECORD_WORDS
+from progress.back.spirv_checks import CONTROL_WORDS, RECORD_WORDS
 from progress.gpu.kernel_run import Iteration, KernelLaunch, Shape, ShapeOutcome, control_words, read_iteration
 from progress.gpu.runner import BackendUnavailable
 from progress.gpu.wgpu_backend import WgpuBackend
