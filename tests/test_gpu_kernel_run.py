@@ -19,11 +19,13 @@ from pathlib import Path
 
 import pytest
 
+from progress.back.spirv_deadline import instrument
 from progress.back.spirv_edit import without_line_info
 from progress.back.spirv_encode import encode
 from progress.cli import main
 from progress.cli.kernel_run import prepared
 from progress.front.header import LaunchSettings
+from progress.front.spirv.load import kind_of, load_kernel
 from progress.gpu.kernel_run import Shape
 from progress.gpu.runner import BackendUnavailable
 
@@ -211,3 +213,22 @@ def test_no_check_runs_a_launch_too_large_to_check(tmp_path, capsys):
             "left": 0,
             "left_by_own_deadline": 0,
         }
+
+
+@pytest.mark.parametrize("name", ["lookback_scan.comp", "lookback_fallback.comp", "hlsl_ticket_lock.hlsl"])
+def test_optimized_kernels_with_loop_phis_give_the_same_bytes(engine, name):
+    """spirv-opt -O puts OpPhis in loop headers (a header split by the pass
+    keeps them); naga refuses some -O modules outright (tas_spinlock: "atomic
+    upgrade error"), these three it takes."""
+    path = LITMUS / name
+    _, launch, _ = prepared(str(path), LaunchSettings())
+    optimized = load_kernel(path.read_bytes(), path.name, kind_of(path) or "", optimized=True)
+    assert any(i.opcode == "OpPhi" for i in optimized.module.instructions)
+    done = instrument(optimized.module, optimized.entry.name)
+    instrumented = replace(launch, binary=encode(without_line_info(done.module)), sites=done.sites)
+    plain = replace(launch, binary=encode(without_line_info(optimized.module)), control_set=None)
+    outputs = [
+        engine.run_kernel(k, engine.kernel_pipeline(k), Shape("alone"), 2, 20000, 120.0).buffers
+        for k in (plain, instrumented)
+    ]
+    assert outputs[0] == outputs[1] and outputs[0] is not None
