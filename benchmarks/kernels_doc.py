@@ -40,7 +40,7 @@ def progress(*args: str) -> str:
 def summary(text: str) -> str:
     """The header comment's first paragraph after the progress/expect lines, as one line."""
     lines = [re.sub(r"^\s*(//|;)\s?", "", line) for line in text.splitlines() if re.match(r"^\s*(//|;)", line)]
-    body = [line for line in lines if not re.match(r"(progress|expect):", line)]
+    body = [line for line in lines if not re.match(r"(progress|expect|@Input|@Config):", line)]
     paragraph: list[str] = []
     for line in body:
         if not line.strip():
@@ -87,10 +87,11 @@ def _verdict(line: str) -> bool:
 def kernel_section(path: Path, lines: list[str]) -> list[str]:
     text = path.read_text()
     relative = path.relative_to(REPO).as_posix()
-    launch = re.search(r"^\s*(?://|;)\s*progress:(.*)$", text, re.MULTILINE)
+    launch = re.findall(r"^\s*(?://|;)\s*(?:progress:\s*|(@(?:Input|Config):.*))(.*)$", text, re.MULTILINE)
+    shown = "` `".join((dat3m or rest).strip() for dat3m, rest in launch) or "(none)"
     table, lassos = blocks(lines)
     out = [f"### `{path.name}`", "", summary(text), ""]
-    out += [f"Launch: `{launch.group(1).strip() if launch else '(none)'}`. Source: [{relative}](../{relative}).", ""]
+    out += [f"Launch: `{shown}`. Source: [{relative}](../{relative}).", ""]
     out += ["```", *table, "```", ""]
     for body, labels in lassos.items():
         out += [f"{', '.join(labels)}:", "", "```", body, "```", ""]

@@ -64,6 +64,31 @@ class InputError(ProgressError):
         return "\n".join(lines)
 
 
+class InputErrors(InputError):
+    """Several problems of one input, each an InputError at its own position:
+    rendered one after the other; `message` and `position` are the first's,
+    with the others listed after it (for a reader that shows one message)."""
+
+    SHOWN = 50
+    """Problems rendered in full at most; the rest are counted."""
+
+    def __init__(self, errors: list[InputError]):
+        assert errors
+        first, rest = errors[0], errors[1:]
+        also = "; ".join(f"{e.position}: {e.message}" if e.position else e.message for e in rest[: self.SHOWN])
+        more = f" (and {len(rest) - self.SHOWN} more)" if len(rest) > self.SHOWN else ""
+        super().__init__(first.message + (f"; also {also}{more}" if rest else ""), first.position)
+        self.errors = tuple(errors)
+
+    def render(self) -> str:
+        shown = [error.render() for error in self.errors[: self.SHOWN]]
+        if len(self.errors) > self.SHOWN:
+            shown.append(f"error: and {len(self.errors) - self.SHOWN} more problems")
+        if len(self.errors) > 1:
+            shown.append(f"{len(self.errors)} problems")
+        return "\n".join(shown)
+
+
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _CONTROL_OR_NEWLINE = re.compile(_CONTROL.pattern[:-1] + "\n]")
 

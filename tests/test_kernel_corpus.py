@@ -21,7 +21,8 @@ KERNELS = REPO / "litmus" / "kernels"
 SUFFIXES = (".comp", ".hlsl", ".spvasm")
 FILES = sorted(f for f in KERNELS.iterdir() if f.suffix in SUFFIXES)
 EXPECT = re.compile(r"^(?://|;)\s*expect:(.*)$", re.MULTILINE)
-LAUNCH = re.compile(r"^(?://|;)\s*progress:\s*--workgroups\s+(\d+)", re.MULTILINE)
+LAUNCH = re.compile(r"^(?://|;)\s*(?:progress:\s*--workgroups\s+|@Config:\s*\d+\s*,\s*\d+\s*,\s*)(\d+)", re.MULTILINE)
+"""The launch's workgroups: `progress: --workgroups W`, or Dat3M's `@Config: T, S, W`."""
 VERDICTS = {"unfair"} | {f"{m}/{f}" for m in ("fair", "HSA", "OBE", "HSA+OBE", "LOBE") for f in ("weak", "strong")}
 
 

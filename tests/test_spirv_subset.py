@@ -110,16 +110,10 @@ CASES = {
         "OpCopyMemory",
         "OpCopyMemory: is not in the supported subset",
     ),
-    "a push constant": (
-        kernel(
-            globals_=(
-                "%pc = OpTypeStruct %uint\n%ppc = OpTypePointer PushConstant %pc\n"
-                "%push = OpVariable %ppc PushConstant\n"
-            ),
-            decorations=DECORATE + "OpDecorate %pc Block\nOpMemberDecorate %pc 0 Offset 0\n",
-        ),
-        "%ppc = OpTypePointer",
-        "variables of storage class PushConstant are not supported",
+    "an Output variable": (
+        kernel(globals_="%pout = OpTypePointer Output %uint\n%out = OpVariable %pout Output\n", interface="%out"),
+        "%pout = OpTypePointer",
+        "variables of storage class Output are not supported",
     ),
 }
 
@@ -148,3 +142,35 @@ def test_the_supported_instructions_exist_in_the_grammar():
 
     names = {spec.name for spec in core_grammar().instructions.values()}
     assert subset.SUPPORTED <= names
+
+
+SEVERAL = """#version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer B { uint lock; uint seen; };
+void main() {
+    uvec4 votes = subgroupBallot(lock == 0u);
+    seen = subgroupBallotBitCount(votes);
+    float half_ = float(lock) * 0.5;
+    if (subgroupElect()) {
+        atomicExchange(lock, uint(half_));
+    }
+}
+"""
+
+
+def test_every_problem_is_reported_each_at_its_line():
+    """A kernel full of ballots was refused for its first located problem only (one
+    that happened to be a bit-field extract): now every problem, in line order."""
+    with pytest.raises(InputError) as caught:
+        load_kernel(SEVERAL.encode(), "several.comp", "glsl")
+    error = caught.value
+    rendered = error.render()
+    lines = [int(line.split(":")[1]) for line in rendered.splitlines() if line.startswith("several.comp:")]
+    assert lines == sorted(lines) and {6, 7, 8, 9, 10} <= set(lines)
+    assert "OpGroupNonUniformBallot: subgroup operations" in rendered
+    assert "OpGroupNonUniformElect: subgroup operations" in rendered
+    assert "floating point is not supported" in rendered
+    assert rendered.endswith(f"{len(lines)} problems")
+    assert error.position is not None and error.position.line == lines[0]  # a float variable of main, line 5
+    assert "; also several.comp:6:" in error.message  # one message for readers that show one

@@ -279,3 +279,31 @@ def test_names_from_a_kernel_are_escaped(client):
     page = client.get("/playground", params={"lang": "spvasm", "test": hostile, "view": "HSA/weak"})
     assert page.status_code == 200 and "<svg" in page.text
     assert "<img" not in page.text and "&lt;img src=x onerror=alert(1)&gt;" in page.text
+
+
+SIZED = """\
+#version 450
+layout(local_size_x = 256, local_size_x_id = 0) in;
+layout(constant_id = 1) const uint ROUNDS = 4;
+layout(push_constant) uniform P { uint step; } pc;
+layout(set = 0, binding = 0) buffer Data { uint total; };
+void main() {
+    for (uint i = 0u; i < ROUNDS; i++) {
+        atomicAdd(total, pc.step);
+    }
+}
+"""
+
+
+def test_constant_fields_specialize_the_kernel(client):
+    """--spec, --push and --local-size as the playground's fields: a 256-invocation kernel at 2."""
+    too_big = check(client, SIZED).json()
+    assert too_big["ok"] is False and "--local-size sets a smaller workgroup" in too_big["error"]
+    body = check(client, SIZED, local_size="2", spec="ROUNDS=1", push="pc.step=3").json()
+    assert body["ok"] is True, body
+    assert body["launch"] == "1 workgroup of 2 invocations, spec ROUNDS=1, push pc.step=3"
+    assert all(r["terminates"] is True for r in body["results"])
+    bad = check(client, SIZED, local_size="0").json()
+    assert bad["ok"] is False and bad["error"].startswith("the launch fields: --local-size '0'")
+    page = client.get("/playground", params={"lang": "glsl", "test": SIZED, "local_size": "2", "push": "pc.step=1"})
+    assert page.status_code == 200 and 'name="local_size" id="local_size" value="2"' in page.text

@@ -10,6 +10,7 @@ import time
 import click
 
 from progress.cli.inputs import AXB_SUFFIXES, KERNEL_SUFFIXES, STDIN, display, expand_each, read_text
+from progress.cli.launch_options import constant_options
 from progress.cli.verdict_table import nearest_table, table_expectations
 from progress.core.analyze import FAIRNESSES, NO_FAIRNESS, check_program, queries_for
 from progress.core.program import Program
@@ -98,6 +99,7 @@ of every later collection. 4% of the 483-test JSON check (bench_scale.py)."""
 @click.option(
     "--optimize", is_flag=True, default=None, help="Kernels: also check the spirv-opt -O module and say what differs."
 )
+@constant_options
 def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit, expect_header, **kernel_options):
     """Decide whether each test is guaranteed to terminate.
 
@@ -131,7 +133,7 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
         try:
             if isinstance(path, InputError):
                 raise path
-            if path.suffix in KERNEL_SUFFIXES:
+            if path.name.endswith(KERNEL_SUFFIXES):
                 from progress.cli.kernel import check_kernel  # the SPIR-V front end, on demand
 
                 result = check_kernel(
@@ -146,6 +148,7 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
                 expected = None if result.expected is None else _selected(result.expected, queries)
                 reports = [c.report for c in result.checked]
                 notes = result.differences
+                failed = result.failed
             else:
                 text = read_text(path)
                 program = parse_program(text, display(path))
@@ -153,7 +156,7 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
                 reports = [
                     check_program(program, queries, max_states=max_states, time_limit=time_limit, witnesses=witnesses)
                 ]
-                notes = ()
+                notes, failed = (), None
         except InputError as error:
             click.echo(error.render(), err=True)
             tally["bad"] += 1
@@ -164,6 +167,9 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
             _show(report, shown, fmt, expected, tally, len(queries) == 1, show_witness)
         for note in notes:
             click.echo(note, err=fmt != "text")
+        if failed is not None:
+            click.echo(failed.render(), err=True)
+            tally["bad"] += 1
     _lines.flush()
     click.echo(_summary(tally, expect_header), err=fmt != "text")
     raise SystemExit(_exit_code(tally, expect_header))

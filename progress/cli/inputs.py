@@ -23,8 +23,9 @@ STDIN = Path("-")
 """The path `-`: the test is read from standard input (once)."""
 
 AXB_SUFFIXES = (".axb",)
-KERNEL_SUFFIXES = (".comp", ".hlsl", ".spv", ".spvasm")
-"""A kernel: GLSL or HLSL compute shader source, SPIR-V binary or assembly (`progress check` only)."""
+KERNEL_SUFFIXES = (".comp", ".hlsl", ".spv", ".spvasm", ".spv.dis")
+"""A kernel: GLSL or HLSL compute shader source, SPIR-V binary or assembly (`.spv.dis`: spirv-dis's
+text, as Dat3M names its tests) (`progress check` only); a name ends with one."""
 
 
 def expand(paths: list[str]) -> list[Path]:

@@ -11,6 +11,7 @@ import click
 
 from progress.back.draw import kernel_picture, picture, to_dot, to_text
 from progress.cli.inputs import KERNEL_SUFFIXES, load
+from progress.cli.launch_options import constant_options
 from progress.cli.outputs import write_file, write_stdout
 from progress.core.registry import find_model
 from progress.errors import EXIT_OK, UsageError
@@ -45,7 +46,8 @@ much faster than linearly, and an 8,000-state LTS takes it minutes."""
 @click.option("--workgroups", metavar="N", help="Kernels: dispatch N workgroups (default: the header's, else 1).")
 @click.option("--buffer", "buffers", multiple=True, metavar="NAME=LEN", help="Kernels: a runtime array's length.")
 @click.option("--init", "inits", multiple=True, metavar="NAME=V|NAME[i]=V", help="Kernels: a cell's initial value.")
-def show(path, model_name, fairness, fmt, output, max_states, max_draw, workgroups, buffers, inits):
+@constant_options
+def show(path, model_name, fairness, fmt, output, max_states, max_draw, workgroups, buffers, inits, **constants):
     """Draw TEST.axb's LTS under MODEL: states (memory | pcs, model memory),
     steps `T<thread>:<instruction> {F}`, end states doubly outlined, the
     witness set shaded, its loop in red and the way there in blue. A kernel
@@ -59,10 +61,10 @@ def show(path, model_name, fairness, fmt, output, max_states, max_draw, workgrou
     if fmt == "png" and output is None and sys.stdout.isatty():
         raise UsageError("a PNG is binary: give -o FILE.png (or redirect standard output)")
     model = find_model(model_name)
-    if path.suffix in KERNEL_SUFFIXES:
+    if path.name.endswith(KERNEL_SUFFIXES):
         from progress.cli.kernel import given_settings, kernel_system  # the SPIR-V front end, on demand
 
-        given = given_settings(workgroups, buffers, inits, None, None)
+        given = given_settings(workgroups, buffers, inits, None, None, **constants)
         pic = kernel_picture(kernel_system(path, given), model, fairness, max_states)
     else:
         pic = picture(load(path), model, fairness, max_states)

@@ -5,14 +5,16 @@ lines (blank lines allowed between them), with the language's marker: `//`
 for GLSL and HLSL, `;` for SPIR-V assembly. In it,
 
     // progress: --workgroups 2 --buffer data=4 --init lock=1 --init data[2]=7
+    // progress: --spec 0=2 --push n=3 --local-size 2
     // expect: unfair F | fair/weak P | ...
 
 `progress:` lines hold options as on the command line (several such lines
 add up); `expect:` is the `.axb` files' `# expect:` line (progress/front/expect.py)
 with the kernel's marker. The command line overrides the header, option by
 option: a scalar given on both wins from the command line, a buffer or an
-initial value of the same name (and index) too. The option parsers
-(`parse_workgroups`, `parse_buffer`, `parse_init`, `parse_entry`) are
+initial value of the same name (and index) too, a specialization or push
+constant too. The option parsers (`parse_workgroups`, `parse_buffer`,
+`parse_init`, `parse_entry`, `parse_spec`, `parse_push`, `parse_local_size`) are
 shared with the CLI; they raise UsageError, the header re-raises them as an
 InputError at the option's line and column. Pure: text in, settings out.
 """
@@ -23,29 +25,48 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import TypeVar
 
-from progress.errors import UsageError
+from progress.errors import SourcePosition, UsageError
 from progress.front.expect import Key, expectations
 from progress.source import error_at, source_lines
 
+T = TypeVar("T")
+
 MAX_WORKGROUPS = 64
-DEVICE_WORKGROUPS = 65535
-"""The most workgroups `progress run --no-check` dispatches (wgpu's x dimension)."""
 """The most workgroups a dispatch may have: far beyond what a state space can
 be explored for, small enough that every model's thread ids stay cheap."""
+DEVICE_WORKGROUPS = 65535
+"""The most workgroups `progress run --no-check` dispatches (wgpu's x dimension)."""
 MAX_BUFFER_LENGTH = 1 << 16
 """The most elements a runtime-sized buffer may be given."""
+MAX_LOCAL_SIZE = 1024
+"""The largest workgroup size along one dimension (Vulkan guarantees 1024 along x)."""
 VALUE_RANGE = (-(2**31), 2**32 - 1)
 """Initial values: 32-bit, signed or unsigned; stored as the unsigned pattern."""
 
 MARKERS = {"glsl": "//", "hlsl": "//", "spvasm": ";"}
 """Kernel kind -> the header's comment marker (a .spv binary has no header)."""
 
-_NAME = r"@?[A-Za-z_][A-Za-z0-9_.]*"
-"""A buffer, member or entry point name; glslang names an HLSL structured buffer's member `@data`."""
+_NAME = r"(?:@?[A-Za-z_][A-Za-z0-9_.]*|%[A-Za-z0-9_][A-Za-z0-9_.]*)"
+"""A buffer, member or entry point name; glslang names an HLSL structured buffer's member `@data`;
+a variable without a name is called by its assembly id, `%16`."""
 _BUFFER = re.compile(rf"({_NAME})=(\d+)")
+_SPEC = re.compile(rf"(\d+|{_NAME})=(-?\d+|true|false)")
 _INIT = re.compile(rf"({_NAME})(?:\[(\d+)\])?=(-?\d+)")
 _SETTINGS_LINE = re.compile(r"^([ \t]*{marker}[ \t]*progress:)(.*?)\r?$")
+
+
+@dataclass(frozen=True)
+class Input:
+    """Initial contents of a variable (Dat3M's `@Input: %name = {{0, 0}}`): `value` is an
+    integer or a tuple of values, nested as the variable's type is (a struct's members, an
+    array's or a vector's elements; a runtime array's count is its length); `position`
+    where the header gave it."""
+
+    name: str
+    value: int | tuple[object, ...]
+    position: SourcePosition | None = None
 
 
 @dataclass(frozen=True)
@@ -54,24 +75,49 @@ class LaunchSettings:
     defaults apply: one workgroup, the shader's entry point, no optimizer).
     `buffers`: runtime-sized buffer (or member) name -> its length in
     elements. `init`: (name, element index or None for a scalar, value as a
-    32-bit unsigned pattern), in the order given."""
+    32-bit unsigned pattern), in the order given. `spec`: (SpecId digits or
+    the constant's name, value as a 32-bit pattern) for specialization
+    constants. `push`: push constants, as `init`. `local_size`: the
+    workgroup size, where the kernel reads it (docs/kernels.md).
+    `inputs`: Dat3M's `@Input` items; `subgroup_size`: its `@Config` T."""
 
     workgroups: int | None = None
     buffers: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     init: tuple[tuple[str, int | None, int], ...] = ()
     entry: str | None = None
     optimize: bool | None = None
+    spec: tuple[tuple[str, int], ...] = ()
+    push: tuple[tuple[str, int | None, int], ...] = ()
+    local_size: tuple[int, int, int] | None = None
+    inputs: tuple[Input, ...] = ()
+    subgroup_size: int | None = None
 
     def overridden_by(self, other: LaunchSettings) -> LaunchSettings:
         """These settings with `other`'s given ones winning (see the module's contract)."""
-        replaced = {(name, index) for name, index, _ in other.init}
         return LaunchSettings(
-            workgroups=other.workgroups if other.workgroups is not None else self.workgroups,
+            workgroups=_given(other.workgroups, self.workgroups),
             buffers=MappingProxyType({**self.buffers, **other.buffers}),
-            init=tuple(i for i in self.init if (i[0], i[1]) not in replaced) + other.init,
-            entry=other.entry if other.entry is not None else self.entry,
-            optimize=other.optimize if other.optimize is not None else self.optimize,
+            init=_replaced(self.init, other.init),
+            entry=_given(other.entry, self.entry),
+            optimize=_given(other.optimize, self.optimize),
+            spec=tuple(item for item in self.spec if item[0] not in dict(other.spec)) + other.spec,
+            push=_replaced(self.push, other.push),
+            local_size=_given(other.local_size, self.local_size),
+            inputs=tuple(i for i in self.inputs if i.name not in {o.name for o in other.inputs}) + other.inputs,
+            subgroup_size=_given(other.subgroup_size, self.subgroup_size),
         )
+
+
+def _given(mine: T | None, theirs: T | None) -> T | None:
+    return mine if mine is not None else theirs
+
+
+def _replaced(
+    old: tuple[tuple[str, int | None, int], ...], new: tuple[tuple[str, int | None, int], ...]
+) -> tuple[tuple[str, int | None, int], ...]:
+    """`old`'s items that `new` does not set again (same name and index), then `new`'s."""
+    replaced = {(name, index) for name, index, _ in new}
+    return tuple(i for i in old if (i[0], i[1]) not in replaced) + new
 
 
 def parse_workgroups(text: str, limit: int = MAX_WORKGROUPS) -> int:
@@ -110,6 +156,43 @@ def parse_init(text: str) -> tuple[str, int | None, int]:
     if not VALUE_RANGE[0] <= value <= VALUE_RANGE[1]:
         raise UsageError(f"--init {_shown(text)}: the value is not a 32-bit integer")
     return name, index, value & 0xFFFFFFFF
+
+
+def parse_spec(text: str) -> tuple[str, int]:
+    """`--spec ID=VALUE` or `--spec NAME=VALUE`: a specialization constant by its SpecId
+    or its name; VALUE a 32-bit integer, or true/false."""
+    match = _SPEC.fullmatch(text)
+    if match is None:
+        raise UsageError(f"--spec wants ID=VALUE or NAME=VALUE, not {_shown(text)}")
+    key, value_text = match.groups()
+    if key.isdigit() and _bounded(key) > 0xFFFFFFFF:
+        raise UsageError(f"--spec {_shown(text)}: a SpecId is a 32-bit number")
+    if value_text in ("true", "false"):
+        return key, int(value_text == "true")
+    sign = -1 if value_text.startswith("-") else 1
+    value = sign * _bounded(value_text.lstrip("-"))
+    if not VALUE_RANGE[0] <= value <= VALUE_RANGE[1]:
+        raise UsageError(f"--spec {_shown(text)}: the value is not a 32-bit integer")
+    return key, value & 0xFFFFFFFF
+
+
+def parse_push(text: str) -> tuple[str, int | None, int]:
+    """`--push NAME=VALUE` or `--push NAME[INDEX]=VALUE`: a push constant, read as `--init` is."""
+    try:
+        return parse_init(text)
+    except UsageError as error:
+        raise UsageError(str(error).replace("--init", "--push", 1)) from None
+
+
+def parse_local_size(text: str) -> tuple[int, int, int]:
+    """`--local-size X[,Y[,Z]]`: the workgroup size, each 1..MAX_LOCAL_SIZE (Y and Z 1 unless given)."""
+    parts = text.split(",")
+    if not 1 <= len(parts) <= 3 or not all(re.fullmatch(r"\d+", part) for part in parts):
+        raise UsageError(f"--local-size wants X, X,Y or X,Y,Z (whole numbers), not {_shown(text)}")
+    sizes = [_bounded(part) for part in parts] + [1] * (3 - len(parts))
+    if not all(1 <= size <= MAX_LOCAL_SIZE for size in sizes):
+        raise UsageError(f"--local-size {_shown(text)}: each size must be in 1..{MAX_LOCAL_SIZE}")
+    return sizes[0], sizes[1], sizes[2]
 
 
 def parse_entry(text: str) -> str:
@@ -153,27 +236,30 @@ def launch_settings(text: str, path: str, kind: str) -> LaunchSettings:
     pattern = re.compile(_SETTINGS_LINE.pattern.format(marker=re.escape(marker)))
     values: dict[str, object] = {}
     buffers: dict[str, int] = {}
-    init: list[tuple[str, int | None, int]] = []
+    items: dict[str, list] = {"init": [], "push": [], "spec": []}
     for number, line in enumerate(lines[: header_lines(text, marker)], start=1):
         match = pattern.match(line)
         if match is None:
             continue
         for option, value, column in _options(match.group(2), len(match.group(1)) + 1, number, lines, path):
             try:
-                _apply(option, value, values, buffers, init)
+                _apply(option, value, values, buffers, items)
             except UsageError as error:
                 raise error_at(str(error), number, column, lines, path) from None
     return LaunchSettings(
         workgroups=values.get("workgroups"),  # type: ignore[arg-type]
         buffers=MappingProxyType(buffers),
-        init=tuple(init),
+        init=tuple(items["init"]),
         entry=values.get("entry"),  # type: ignore[arg-type]
         optimize=values.get("optimize"),  # type: ignore[arg-type]
+        spec=tuple(items["spec"]),
+        push=tuple(items["push"]),
+        local_size=values.get("local-size"),  # type: ignore[arg-type]
     )
 
 
 FLAGS = ("--optimize",)
-VALUED = ("--workgroups", "--buffer", "--init", "--entry")
+VALUED = ("--workgroups", "--buffer", "--init", "--entry", "--spec", "--push", "--local-size")
 
 
 def _options(rest: str, start: int, number: int, lines: list[str], path: str) -> Iterator[tuple[str, str, int]]:
@@ -201,25 +287,25 @@ def _options(rest: str, start: int, number: int, lines: list[str], path: str) ->
             )
 
 
-def _apply(
-    option: str,
-    value: str,
-    values: dict[str, object],
-    buffers: dict[str, int],
-    init: list[tuple[str, int | None, int]],
-) -> None:
+def _apply(option: str, value: str, values: dict[str, object], buffers: dict[str, int], items: dict[str, list]) -> None:
     if option == "--buffer":
         add_buffer(value, buffers)
     elif option == "--init":
-        add_init(value, init)
+        add_init(value, items["init"])
+    elif option == "--push":
+        add_push(value, items["push"])
+    elif option == "--spec":
+        add_spec(value, items["spec"])
     else:
         key = option[2:]
         if key in values:
             raise UsageError(f"{option} is given twice")
         if key == "optimize":
             values[key] = True
+        elif key == "workgroups":
+            values[key] = parse_workgroups(value)
         else:
-            values[key] = parse_workgroups(value) if key == "workgroups" else parse_entry(value)
+            values[key] = parse_local_size(value) if key == "local-size" else parse_entry(value)
 
 
 def add_buffer(text: str, buffers: dict[str, int]) -> None:
@@ -236,6 +322,22 @@ def add_init(text: str, init: list[tuple[str, int | None, int]]) -> None:
     if any(item[:2] == earlier[:2] for earlier in init):
         raise UsageError(f"--init {text} sets the same location twice")
     init.append(item)
+
+
+def add_push(text: str, push: list[tuple[str, int | None, int]]) -> None:
+    """`NAME=V` or `NAME[i]=V` appended to `push`; a UsageError if it is bad or sets a constant twice."""
+    item = parse_push(text)
+    if any(item[:2] == earlier[:2] for earlier in push):
+        raise UsageError(f"--push {text} sets the same constant twice")
+    push.append(item)
+
+
+def add_spec(text: str, spec: list[tuple[str, int]]) -> None:
+    """`ID=V` or `NAME=V` appended to `spec`; a UsageError if it is bad or given twice."""
+    item = parse_spec(text)
+    if any(item[0] == earlier[0] for earlier in spec):
+        raise UsageError(f"--spec {item[0]} is given twice")
+    spec.append(item)
 
 
 def kernel_expectations(text: str, path: str, kind: str, known: dict[Key, str] | None = None) -> dict[Key, bool]:

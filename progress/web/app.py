@@ -4,7 +4,7 @@ request bodies within their limits, status codes. The work is `Site`'s.
 Routes (no request names a file; suites are fixed at start):
 
     GET  /                          the suites
-    GET  /playground?lang=..&test=..&view=..&workgroups=..&buffer=..&init=..
+    GET  /playground?lang=..&test=..&view=..&workgroups=..&buffer=..&init=..&spec=..&push=..&local_size=..
                                     check a test or kernel (it lives in the URL)
     GET  /playground?example=NAME   an example checked
     POST /api/check?lang=..&view=..&workgroups=..   the same as JSON (body: the text)
@@ -85,8 +85,8 @@ def create_app(site: Site) -> Starlette:
     def fields_of(request: Request) -> LaunchFields | None:
         """The launch fields, or None when they are larger than a test may be."""
         params = request.query_params
-        fields = LaunchFields(params.get("workgroups", ""), params.get("buffer", ""), params.get("init", ""))
-        size = sum(len(value.encode()) for value in (fields.workgroups, fields.buffer, fields.init))
+        fields = LaunchFields(*(params.get(name, "") for name in LaunchFields.NAMES))
+        size = sum(len(getattr(fields, name).encode()) for name in LaunchFields.NAMES)
         return fields if size <= site.limits.max_test_bytes else None
 
     def playground(request: Request) -> Response:

@@ -24,7 +24,15 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from progress.errors import InputError, UsageError
-from progress.front.header import LaunchSettings, add_buffer, add_init, parse_workgroups
+from progress.front.header import (
+    LaunchSettings,
+    add_buffer,
+    add_init,
+    add_push,
+    add_spec,
+    parse_local_size,
+    parse_workgroups,
+)
 from progress.front.spirv.kernel import KernelSystem
 from progress.front.spirv.load import launch_system, load_kernel
 from progress.front.spirv.toolchain import ToolLimits
@@ -40,35 +48,55 @@ TEST_NAME = "kernel"
 @dataclass(frozen=True)
 class LaunchFields:
     """The playground form's launch fields as typed (the URL's `workgroups`,
-    `buffer`, `init`): "" is not given. `buffer` and `init` hold
-    space-separated `NAME=LEN` and `NAME=V` / `NAME[i]=V` items."""
+    `buffer`, `init`, `spec`, `push`, `local_size`): "" is not given.
+    `buffer`, `init`, `spec` and `push` hold space-separated `NAME=LEN`,
+    `NAME=V` / `NAME[i]=V` and `ID=V` / `NAME=V` items."""
 
     workgroups: str = ""
     buffer: str = ""
     init: str = ""
+    spec: str = ""
+    push: str = ""
+    local_size: str = ""
+
+    NAMES = ("workgroups", "buffer", "init", "spec", "push", "local_size")
+    """The URL's names of the fields, in the form's order."""
 
     @property
     def given(self) -> bool:
-        return any(value.strip() for value in (self.workgroups, self.buffer, self.init))
+        return any(getattr(self, name).strip() for name in self.NAMES)
 
     def query(self) -> dict[str, str]:
         """The fields that are given, for a URL."""
-        fields = {"workgroups": self.workgroups, "buffer": self.buffer, "init": self.init}
-        return {name: value for name, value in fields.items() if value.strip()}
+        return {name: getattr(self, name) for name in self.NAMES if getattr(self, name).strip()}
 
     def settings(self) -> LaunchSettings:
         """The launch settings they give, or an InputError naming the field."""
         buffers: dict[str, int] = {}
         init: list[tuple[str, int | None, int]] = []
+        spec: list[tuple[str, int]] = []
+        push: list[tuple[str, int | None, int]] = []
         try:
             workgroups = parse_workgroups(self.workgroups.strip()) if self.workgroups.strip() else None
+            local_size = parse_local_size(self.local_size.strip()) if self.local_size.strip() else None
             for item in self.buffer.split():
                 add_buffer(item, buffers)
             for item in self.init.split():
                 add_init(item, init)
+            for item in self.spec.split():
+                add_spec(item, spec)
+            for item in self.push.split():
+                add_push(item, push)
         except UsageError as error:
             raise InputError(f"the launch fields: {error}") from None
-        return LaunchSettings(workgroups=workgroups, buffers=MappingProxyType(buffers), init=tuple(init))
+        return LaunchSettings(
+            workgroups=workgroups,
+            buffers=MappingProxyType(buffers),
+            init=tuple(init),
+            spec=tuple(spec),
+            push=tuple(push),
+            local_size=local_size,
+        )
 
 
 def load_system(text: str, language: str, fields: LaunchFields, limits: Limits) -> tuple[KernelSystem, LaunchSettings]:
@@ -111,9 +139,16 @@ def launch_text(system: KernelSystem, settings: LaunchSettings) -> str:
     if launch.buffers:
         parts.append("buffers " + " ".join(f"{name}={length}" for name, length in sorted(launch.buffers.items())))
     if launch.init:
-        shown = [f"{name}{'' if index is None else f'[{index}]'}={value}" for name, index, value in launch.init]
-        parts.append("init " + " ".join(shown))
+        parts.append("init " + " ".join(_items(launch.init)))
+    if launch.spec:
+        parts.append("spec " + " ".join(f"{key}={value}" for key, value in launch.spec))
+    if launch.push:
+        parts.append("push " + " ".join(_items(launch.push)))
     return ", ".join(parts)
+
+
+def _items(items: tuple[tuple[str, int | None, int], ...]) -> list[str]:
+    return [f"{name}{'' if index is None else f'[{index}]'}={value}" for name, index, value in items]
 
 
 def _count(n: int, noun: str) -> str:

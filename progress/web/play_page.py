@@ -105,6 +105,9 @@ def _form(text: str, language: str, fields: LaunchFields) -> str:
         ("workgroups", "--workgroups", fields.workgroups, "N", 5),
         ("buffer", "--buffer", fields.buffer, "NAME=LEN ...", 18),
         ("init", "--init", fields.init, "NAME=V NAME[i]=V ...", 22),
+        ("spec", "--spec", fields.spec, "ID=V NAME=V ...", 14),
+        ("push", "--push", fields.push, "NAME=V ...", 14),
+        ("local_size", "--local-size", fields.local_size, "X,Y,Z", 8),
     ]
     launch = "".join(
         f"<label>{esc(flag)} <input name={attr(name)} id={attr(name)} value={attr(value)} "

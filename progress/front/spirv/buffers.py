@@ -33,6 +33,18 @@ def buffer_plans(loaded: LoadedKernel, path: str) -> tuple[BufferPlan, ...]:
     view = loaded.module.view
     settings = loaded.settings
     types = Types(view, runtime_lengths(view, settings.buffers, path))
+    unsupported = [
+        what
+        for what, given in (
+            ("specialization constants (--spec)", settings.spec),
+            ("push constants (--push)", settings.push),
+            ("--local-size", settings.local_size),
+            ("Dat3M @Input lines", settings.inputs),
+        )
+        if given
+    ]
+    if unsupported:
+        raise InputError(f"{path}: progress run does not pass {', '.join(unsupported)} to a device yet")
     layout = shared_layout(view, types, settings.workgroups or 1, settings.init, path)
     shared_by_groups = {cell.split(":", 1)[1] for cell, at in layout.names if at >= layout.groups_at}
     for name, index, _ in settings.init:
@@ -42,7 +54,7 @@ def buffer_plans(loaded: LoadedKernel, path: str) -> tuple[BufferPlan, ...]:
     plans = []
     for var_id, base in sorted(layout.base.items()):
         var = view.variables[var_id]
-        size = types.size(var.pointee)
+        size = types.of(var_id).size(var.pointee)
         cells = layout.initial[base : base + size]
         plans.append(
             BufferPlan(

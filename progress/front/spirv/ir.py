@@ -211,8 +211,9 @@ class Constant:
     """A constant or specialization constant.
 
     `value`: OpConstant/OpSpecConstant the raw bit pattern (the default for a
-    spec constant); True/False 1/0; OpConstantNull 0; None for composites and
-    OpSpecConstantOp. `constituents`: the ids of a composite's parts, or of
+    spec constant); True/False 1/0; OpConstantNull 0; None for composites,
+    OpSpecConstantOp and a module-scope OpUndef (which the interpreter reads
+    as zero, as it does an uninitialized variable). `constituents`: the ids of a composite's parts, or of
     an OpSpecConstantOp's operands (its opcode in `operation`). `spec_id`:
     the SpecId decoration of a specialization constant, if any."""
 
@@ -285,6 +286,7 @@ class ModuleView:
     entry_points: tuple[EntryPoint, ...]
     execution_modes: tuple[ExecutionMode, ...]
     names: Mapping[int, str]
+    aliases: Mapping[int, str]  # `Module.aliases`: an assembly's own %names
     member_names: Mapping[tuple[int, int], str]
     decorations: Mapping[int, tuple[Decoration, ...]]
     member_decorations: Mapping[tuple[int, int], tuple[Decoration, ...]]
@@ -339,17 +341,20 @@ class ModuleView:
 @dataclass(frozen=True)
 class Module:
     """A decoded module: header words and every instruction in order.
-    `version` is (major, minor)."""
+    `version` is (major, minor). `aliases`: names the binary does not carry,
+    (id, name) for ids without an OpName: an assembly's own `%names` of its
+    variables (`%16`, `%flag`), which headers written for that text use."""
 
     version: tuple[int, int]
     generator: int
     bound: int
     instructions: tuple[Instruction, ...]
+    aliases: tuple[tuple[int, str], ...] = ()
 
     @cached_property
     def view(self) -> ModuleView:
         """What the module declares, computed on first use."""
-        return _build_view(self.instructions)
+        return _build_view(self.instructions, self.aliases)
 
 
 # --- Building the view ------------------------------------------------------
@@ -380,12 +385,13 @@ _CONSTANT_OPCODES = frozenset(
         "OpSpecConstantFalse",
         "OpSpecConstantComposite",
         "OpSpecConstantOp",
+        "OpUndef",  # at module scope (spirv-opt writes them there): a constant of no particular value
     }
 )
 _LINE_OPCODES = frozenset({"OpLine", "OpNoLine"})
 
 
-def _build_view(instructions: tuple[Instruction, ...]) -> ModuleView:
+def _build_view(instructions: tuple[Instruction, ...], aliases: tuple[tuple[int, str], ...] = ()) -> ModuleView:
     globals_, functions = _split_functions(instructions)
     ext_imports = {i.result: str(i.operands[0]) for i in globals_ if i.opcode == "OpExtInstImport"}
     decorations, member_decorations = _decorations(globals_)
@@ -412,6 +418,7 @@ def _build_view(instructions: tuple[Instruction, ...]) -> ModuleView:
             if i.opcode in ("OpExecutionMode", "OpExecutionModeId")
         ),
         names=_frozen({_id(i.operands[0]): str(i.operands[1]) for i in globals_ if i.opcode == "OpName"}),
+        aliases=_frozen(dict(aliases)),
         member_names=_frozen(
             {
                 (_id(i.operands[0]), _int(i.operands[1])): str(i.operands[2])

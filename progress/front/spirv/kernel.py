@@ -32,12 +32,14 @@ State = Any  # a tuple[int, ...]; Any so that it meets the System protocol, whos
 @dataclass(frozen=True)
 class Launch:
     """How a kernel is dispatched: `workgroups` along x, runtime array
-    lengths by name, and `--init` cells as (name, index or None, value)."""
+    lengths by name, `--init` cells and `--push` constants as (name, index
+    or None, value)."""
 
     workgroups: int
     buffers: Mapping[str, int]
     init: tuple[tuple[str, int | None, int], ...] = ()
     entry: str | None = None
+    push: tuple[tuple[str, int | None, int], ...] = ()
 
 
 class KernelSystem:
@@ -57,7 +59,7 @@ class KernelSystem:
         per_group = size[0] * size[1] * size[2]
         _check_launch(launch.workgroups, per_group, path)
         types = Types(view, runtime_lengths(view, launch.buffers, path))
-        self.layout = shared_layout(view, types, launch.workgroups, launch.init, path)
+        self.layout = shared_layout(view, types, launch.workgroups, launch.init, path, launch.push)
         self.interpreter = Interpreter(view, entry.function, types, self.layout, (launch.workgroups, *size))
         self.name, self.digest = name, digest
         self.per_group = per_group
@@ -200,7 +202,8 @@ def _check_launch(workgroups: int, per_group: int, path: str) -> None:
         raise InputError(
             f"{path}: --workgroups {workgroups} x {per_group} invocations per workgroup = "
             f"{workgroups * per_group} invocations; at most {MAX_INVOCATIONS} can be checked "
-            "(the state space grows exponentially in them)"
+            "(the state space grows exponentially in them; --local-size sets a smaller workgroup where the "
+            "kernel's size is a specialization constant or read as gl_WorkGroupSize)"
         )
 
 

@@ -2,7 +2,7 @@
 
 StorageBuffer and Uniform variables are laid out once for the dispatch by
 their Offset and ArrayStride decorations (a byte offset / 4 is a cell); a
-runtime array takes its length from `--buffer NAME=LEN`. Workgroup
+runtime array takes its length from `--buffer NAME=LEN`, per variable. Workgroup
 variables have one copy per workgroup, laid out one cell per scalar. Every
 cell starts at 0 unless `--init` says otherwise. Function and Private
 variables use the same natural layout inside an invocation's local state.
@@ -10,8 +10,10 @@ variables use the same natural layout inside an invocation's local state.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from progress.errors import InputError
 from progress.front.spirv.ir import (
@@ -31,12 +33,27 @@ LOCAL_CLASSES = ("Function", "Private")
 
 
 class Types:
-    """Sizes and offsets of types in cells; `runtime` maps a runtime array
-    type to its length."""
+    """Sizes and offsets of types in cells. `lengths` maps a variable whose
+    block ends in a runtime array to that array's length: two variables of
+    one block type (HLSL structured buffers, clspv's arguments) may differ.
+    `of(var)` is the layout of that variable's type; on `Types` itself a
+    runtime array is empty."""
 
-    def __init__(self, view: ModuleView, runtime: Mapping[int, int] | None = None):
+    def __init__(self, view: ModuleView, lengths: Mapping[int, int] | None = None):
         self.view = view
-        self.runtime = dict(runtime or {})
+        self.lengths = dict(lengths or {})
+        self.runtime: dict[int, int] = {}  # runtime array type -> length, for `of(var)`'s view
+        self._of: dict[int, Types] = {}
+
+    def of(self, var: int) -> Types:
+        """The layout of variable `var`'s type: its runtime array as long as `lengths` says."""
+        found = self._of.get(var)
+        if found is None:
+            found = self._of[var] = Types(self.view, self.lengths)
+            array = _runtime_array(self.view, self.view.variables[var]) if var in self.view.variables else None
+            if array is not None:
+                found.runtime = {array: self.lengths.get(var, 0)}
+        return found
 
     def size(self, tid: int) -> int:
         kind = self.view.types.get(tid)
@@ -132,29 +149,63 @@ class SharedLayout:
     groups_at: int
     names: tuple[tuple[str, int], ...]
     initial: tuple[int, ...]
+    push: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    """Each PushConstant variable's cells (read-only, local to every invocation, not shared)."""
 
 
 def variable_name(view: ModuleView, var: Variable) -> str:
-    """The variable's name; an anonymous block (`buffer B { ... };`) has "" and its members speak for it."""
-    return view.names.get(var.id, "")
+    """The variable's name (OpName). An anonymous block (`buffer B { ... };`, or no OpName) whose
+    members have names has "" and its members speak for it. Any other variable without a name
+    (clspv writes none) is called as SPIR-V assembly calls it: its `%name` in the assembly it was
+    read from, else its id, `%16`."""
+    if var.id in view.names:
+        return view.names[var.id]
+    block = view.types.get(var.pointee)
+    if isinstance(block, StructType) and any((block.id, i) in view.member_names for i in range(len(block.members))):
+        return ""
+    return view.aliases.get(var.id, f"%{var.id}")
 
 
 def shared_variables(view: ModuleView) -> list[Variable]:
     return sorted((v for v in view.variables.values() if v.storage_class in SHARED_CLASSES), key=lambda v: v.id)
 
 
-def runtime_lengths(view: ModuleView, buffers: Mapping[str, int], path: str) -> dict[int, int]:
-    """The runtime array types, by the `--buffer NAME=LEN` lengths; every runtime array needs one."""
-    wanted: dict[int, tuple[str, ...]] = {}
+def _runtime_array(view: ModuleView, var: Variable) -> int | None:
+    """The runtime array type that ends `var`'s block, if it has one."""
+    block = view.types.get(var.pointee)
+    if isinstance(block, StructType) and block.members:
+        last = block.members[-1]
+        if isinstance(view.types.get(last), RuntimeArrayType):
+            return last
+    return None
+
+
+def runtime_names(view: ModuleView) -> dict[int, tuple[str, ...]]:
+    """Each variable ending in a runtime array -> the names `--buffer` may give its length by,
+    most specific first: the variable's, its member's, its block type's ("" left out). The
+    first is the one that names it alone where there is one (HLSL's member `@data` and block
+    types are shared by every structured buffer of an element type)."""
+    found: dict[int, tuple[str, ...]] = {}
     for var in shared_variables(view):
-        block = view.types.get(var.pointee)
-        if isinstance(block, StructType) and block.members:
-            last = block.members[-1]
-            if isinstance(view.types.get(last), RuntimeArrayType):
-                member = view.member_names.get((block.id, len(block.members) - 1), "")
-                names = [member, variable_name(view, var), view.names.get(block.id, "")]
-                wanted[last] = tuple(a for a in names if a)
-    lengths: dict[int, int] = {}
+        if _runtime_array(view, var) is not None:
+            block = view.types[var.pointee]
+            assert isinstance(block, StructType)
+            member = view.member_names.get((block.id, len(block.members) - 1), "")
+            names = (variable_name(view, var), member, view.names.get(block.id, ""))
+            found[var.id] = tuple(dict.fromkeys(a for a in names if a))
+    owners = Counter(alias for aliases in found.values() for alias in aliases)
+    return {
+        var: tuple(sorted(aliases, key=lambda a: owners[a] > 1 or a.startswith("@"))) for var, aliases in found.items()
+    }
+
+
+def runtime_lengths(view: ModuleView, buffers: Mapping[str, int], path: str) -> dict[int, int]:
+    """Each variable ending in a runtime array -> its length by the `--buffer NAME=LEN` items.
+    A name sizes the variables it names at its most specific level (a variable's own name
+    before a member's, a member's before a block type's), and a variable takes the most
+    specific name given for it. Every runtime array the code uses needs a length; one it never
+    uses is empty unless given."""
+    wanted = runtime_names(view)
     known = {alias for aliases in wanted.values() for alias in aliases}
     for name, length in buffers.items():
         if name not in known:
@@ -162,18 +213,61 @@ def runtime_lengths(view: ModuleView, buffers: Mapping[str, int], path: str) -> 
             raise InputError(f"{path}: --buffer {name}={length}: no runtime-sized array is called {name!r} ({choices})")
         if length < 1:
             raise InputError(f"{path}: --buffer {name}={length}: a length must be at least 1")
-    for tid, aliases in wanted.items():
-        given = [buffers[a] for a in aliases if a in buffers]
-        if not given:
-            raise InputError(
-                f"{path}: the runtime-sized array {aliases[0]!r} needs a length: --buffer {aliases[0]}=LEN"
-            )
-        lengths[tid] = given[0]
+    levels = _alias_levels(view, wanted)
+    used = referenced_ids(view)
+    lengths: dict[int, int] = {}
+    missing: list[str] = []
+    for var, aliases in wanted.items():
+        given = sorted((levels[var][a], a) for a in aliases if a in buffers and levels[var][a] == _lowest(levels, a))
+        if given:
+            lengths[var] = buffers[given[0][1]]
+        elif var in used:
+            missing.append(aliases[0])
+    if len(missing) == 1:
+        raise InputError(f"{path}: the runtime-sized array {missing[0]!r} needs a length: --buffer {missing[0]}=LEN")
+    if missing:
+        shown = ", ".join(repr(name) for name in missing)
+        raise InputError(
+            f"{path}: the runtime-sized arrays {shown} need lengths: "
+            + " ".join(f"--buffer {name}=LEN" for name in missing)
+        )
     return lengths
 
 
+def _alias_levels(view: ModuleView, wanted: Mapping[int, tuple[str, ...]]) -> dict[int, dict[str, int]]:
+    """Variable -> alias -> 0 its own name, 1 its member's, 2 its block type's."""
+    levels: dict[int, dict[str, int]] = {}
+    for var in wanted:
+        block = view.types[view.variables[var].pointee]
+        assert isinstance(block, StructType)
+        member = view.member_names.get((block.id, len(block.members) - 1), "")
+        named = {view.names.get(block.id, ""): 2, member: 1, variable_name(view, view.variables[var]): 0}
+        levels[var] = {alias: level for alias, level in named.items() if alias}
+    return levels
+
+
+def _lowest(levels: Mapping[int, Mapping[str, int]], alias: str) -> int:
+    return min(found[alias] for found in levels.values() if alias in found)
+
+
+def referenced_ids(view: ModuleView) -> frozenset[int]:
+    """Every id an instruction of a function reads."""
+    return frozenset(
+        ident
+        for function in view.functions.values()
+        for block in function.blocks
+        for inst in block.instructions
+        for ident in inst.ids()
+    )
+
+
 def shared_layout(
-    view: ModuleView, types: Types, workgroups: int, init: tuple[tuple[str, int | None, int], ...], path: str
+    view: ModuleView,
+    types: Types,
+    workgroups: int,
+    init: tuple[tuple[str, int | None, int], ...],
+    path: str,
+    push: tuple[tuple[str, int | None, int], ...] = (),
 ) -> SharedLayout:
     base: dict[int, int] = {}
     group_base: dict[int, int] = {}
@@ -181,45 +275,81 @@ def shared_layout(
     group_names: list[tuple[str, int]] = []
     top = group_top = 0
     for var in shared_variables(view):
-        leaves = types.leaves(var.pointee, variable_name(view, var))
+        own = types.of(var.id)
+        leaves = own.leaves(var.pointee, variable_name(view, var))
         if var.storage_class == "Workgroup":
             group_base[var.id] = group_top
             group_names += [(name, group_top + at) for name, at in leaves]
-            group_top += types.size(var.pointee)
+            group_top += own.size(var.pointee)
         else:
             base[var.id] = top
             names += [(name, top + at) for name, at in leaves]
-            top += types.size(var.pointee)
+            top += own.size(var.pointee)
     for w in range(workgroups):
         names += [(f"wg{w}:{name}", top + w * group_top + at) for name, at in group_names]
     cells = [0] * (top + workgroups * group_top)
     _initialize(cells, names, init, path)
-    return SharedLayout(base, group_base, group_top, top, tuple(names), tuple(cells))
+    constants = push_constants(view, types, push, path)
+    return SharedLayout(base, group_base, group_top, top, tuple(names), tuple(cells), constants)
+
+
+def push_constants(
+    view: ModuleView, types: Types, push: tuple[tuple[str, int | None, int], ...], path: str
+) -> dict[int, tuple[int, ...]]:
+    """Each PushConstant variable's cells, laid out by Offset as a buffer is: 0 unless `--push`
+    (named as `--init` names a cell) says otherwise."""
+    variables = sorted((v for v in view.variables.values() if v.storage_class == "PushConstant"), key=lambda v: v.id)
+    names: list[tuple[str, int]] = []
+    starts: dict[int, tuple[int, int]] = {}
+    top = 0
+    for var in variables:
+        names += [(name, top + at) for name, at in types.leaves(var.pointee, variable_name(view, var))]
+        starts[var.id] = (top, types.size(var.pointee))
+        top += types.size(var.pointee)
+    if push and not variables:
+        name, index, value = push[0]
+        raise InputError(
+            f"{path}: --push {name}{'' if index is None else f'[{index}]'}={value}: the kernel has no push constants"
+        )
+    cells = [0] * top
+    _initialize(cells, names, push, path, "--push", "push constant")
+    return {var: tuple(cells[start : start + size]) for var, (start, size) in starts.items()}
 
 
 def _initialize(
-    cells: list[int], names: list[tuple[str, int]], init: tuple[tuple[str, int | None, int], ...], path: str
+    cells: list[int],
+    names: list[tuple[str, int]],
+    init: tuple[tuple[str, int | None, int], ...],
+    path: str,
+    option: str = "--init",
+    what: str = "shared memory cell",
 ) -> None:
-    """`--init NAME=V` sets every cell of NAME (a scalar, an array, a struct);
-    `--init NAME[i]=V` one element's cells. Values are 32-bit (negative ones wrap)."""
+    """`--init NAME=V` sets every cell of NAME (a scalar, an array, a struct; a Workgroup
+    variable's in every workgroup, or `wgN:NAME` in one); `--init NAME[i]=V` one element's
+    cells. Values are 32-bit (negative ones wrap)."""
     for name, index, value in init:
         target = name if index is None else f"{name}[{index}]"
         chosen = [at for cell, at in names if _within(cell, target)]
         if not chosen:
-            raise InputError(
-                f"{path}: --init {target}={value}: no shared memory cell is called {target!r}" + _hint(names, name)
-            )
+            raise InputError(f"{path}: {option} {target}={value}: no {what} is called {target!r}" + _hint(names, what))
         if not -(2**31) <= value < 2**32:
-            raise InputError(f"{path}: --init {target}={value}: the value does not fit in 32 bits")
+            raise InputError(f"{path}: {option} {target}={value}: the value does not fit in 32 bits")
         for at in chosen:
             cells[at] = value & 0xFFFFFFFF
 
 
 def _within(cell: str, target: str) -> bool:
+    """`cell` is `target` or a part of it; a Workgroup variable's cell (`wg1:s[0]`) is also
+    named without its workgroup, for every workgroup's copy at once."""
+    if not _GROUP.match(target):
+        cell = _GROUP.sub("", cell, count=1)
     return cell == target or cell.startswith(target + ".") or cell.startswith(target + "[")
 
 
-def _hint(names: list[tuple[str, int]], name: str) -> str:
+_GROUP = re.compile(r"wg\d+:")
+
+
+def _hint(names: list[tuple[str, int]], what: str) -> str:
     roots = sorted({cell.split("[")[0].split(".")[0] for cell, _ in names})
     shown = ", ".join(roots[:12]) or "none"
-    return f" (the shared variables: {shown})"
+    return f" (the {what}s are in: {shown})"

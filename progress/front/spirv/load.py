@@ -9,7 +9,7 @@ subset. Every problem is an InputError (exit 2) with a position.
 `launch_system` makes it the checker's System under its settings.
 
 Kinds by suffix (`KIND_OF_SUFFIX`): `.comp`/`.glsl` GLSL, `.hlsl` HLSL,
-`.spvasm` SPIR-V assembly, `.spv` a binary. A binary has no header of its
+`.spvasm` and `.spv.dis` SPIR-V assembly, `.spv` a binary. A binary has no header of its
 own; the header of the source it embeds (glslang -g) is read instead.
 Source lines of assembly are the assembly's lines (one instruction a line).
 """
@@ -17,16 +17,20 @@ Source lines of assembly are the assembly's lines (one instruction a line).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from progress.errors import InputError, SourcePosition
+from progress.front.dat3m_header import assembly_settings
 from progress.front.header import LaunchSettings, launch_settings
 from progress.front.spirv.asmlines import assembly_lines
 from progress.front.spirv.decode import decode
-from progress.front.spirv.ir import EntryPoint, Module
+from progress.front.spirv.inputs import input_launch
+from progress.front.spirv.ir import EntryPoint, Module, ModuleView, StructType, Variable
 from progress.front.spirv.kernel import KernelSystem, Launch
+from progress.front.spirv.layout import runtime_names, shared_variables, variable_name
 from progress.front.spirv.lines import attach_lines, embedded_sources
+from progress.front.spirv.specialize import specialize
 from progress.front.spirv.subset import check_subset
 from progress.front.spirv.toolchain import (
     DEFAULT_LIMITS,
@@ -53,11 +57,23 @@ class LoadedKernel:
     source: str
     binary: bytes
     entry: EntryPoint
+    removed: frozenset[str] = frozenset()
+    """After spirv-opt: the names of shared variables (and of their members) it removed,
+    which the launch settings may name without being refused."""
+
+
+def test_name(path: str | Path) -> str:
+    """A kernel file's name without its kind's suffix (`mp.spv.dis` -> `mp`), as reports call it."""
+    name = Path(path).name
+    return name[: -len(".spv.dis")] if name.lower().endswith(".spv.dis") else Path(name).stem
 
 
 def kind_of(path: str | Path) -> str | None:
     """The kernel kind of a file name, None when it is not a kernel."""
-    return KIND_OF_SUFFIX.get(Path(path).suffix.lower())
+    name = Path(path).name.lower()
+    if name.endswith(".spv.dis"):  # spirv-dis's output, as Dat3M names its tests
+        return "spvasm"
+    return KIND_OF_SUFFIX.get(Path(name).suffix)
 
 
 def load_kernel(
@@ -78,7 +94,7 @@ def load_kernel(
     if kind == "spv":
         return _finish(data, name, "", LaunchSettings(), given, optimized, None, limits)
     text = _text(data, name)
-    header = launch_settings(text, name, kind)
+    header = assembly_settings(text, name) if kind == "spvasm" else launch_settings(text, name, kind)
     entry = header.overridden_by(given).entry
     if kind == "spvasm":
         binary = assemble(data, name, limits)
@@ -97,34 +113,93 @@ def _finish(
     kind: str | None,
     limits: ToolLimits,
 ) -> LoadedKernel:
+    removed: frozenset[str] = frozenset()
+    before = _with_lines(decode(binary, name), kind, name, text) if optimized else None
     if optimized:
         binary = optimize(binary, name, limits)
-    module = decode(binary, name)
-    if kind in COMPILED_NAME:
-        module = attach_lines(module, {COMPILED_NAME[kind]: name}, {COMPILED_NAME[kind]: text})
-    elif kind == "spvasm":
-        module = assembly_lines(attach_lines(module), text, name)
-    else:
-        module = attach_lines(module)
+    module = _with_lines(decode(binary, name), kind, name, text)
+    if before is not None:
+        module = _kept_aliases(before, module)
+        removed = removed_names(before.view, module.view)
+    if kind not in COMPILED_NAME and kind != "spvasm":
         text, header = _embedded_header(module, name)
     _validate(module, binary, name, limits)
     settings = header.overridden_by(given)
+    module = specialize(module, settings.spec, settings.local_size, module.view.entry_point(settings.entry), name)
     entry = check_subset(module, name, settings.entry)
-    return LoadedKernel(module, settings, text, binary, entry)
+    return LoadedKernel(module, settings, text, binary, entry, removed)
+
+
+def _with_lines(module: Module, kind: str | None, name: str, text: str) -> Module:
+    """`module` with its source lines: the compiled source's, the assembly's, or the embedded source's."""
+    if kind in COMPILED_NAME:
+        return attach_lines(module, {COMPILED_NAME[kind]: name}, {COMPILED_NAME[kind]: text})
+    if kind == "spvasm":
+        return assembly_lines(attach_lines(module), text, name)
+    return attach_lines(module)
+
+
+def _kept_aliases(before: Module, after: Module) -> Module:
+    """The optimized module with the assembly's `%names` of the variables it kept (spirv-opt
+    keeps ids; the assembly's lines no longer pair with its instructions)."""
+    if after.aliases or not before.aliases:
+        return after
+    kept = tuple((ident, alias) for ident, alias in before.aliases if ident in after.view.variables)
+    return replace(after, aliases=kept)
 
 
 def launch_system(loaded: LoadedKernel, test: str, path: str) -> KernelSystem:
     """The loaded kernel launched by its settings, as the checker's System;
-    `test` names it in reports, `path` in errors."""
+    `test` names it in reports, `path` in errors. Settings that name what
+    spirv-opt removed (`loaded.removed`) are left out."""
     settings = loaded.settings
-    launch = Launch(settings.workgroups or 1, dict(settings.buffers), settings.init, loaded.entry.name)
-    return KernelSystem(loaded.module, launch, test, path, _digest(loaded.binary, launch))
+    inputs = tuple(i for i in settings.inputs if not {i.name, i.name[1:]} & loaded.removed)
+    given_buffers, given_init = input_launch(loaded.module.view, inputs)
+    buffers = given_buffers | {name: n for name, n in settings.buffers.items() if name not in loaded.removed}
+    init = tuple(given_init) + tuple(item for item in settings.init if _root(item[0]) not in loaded.removed)
+    launch = Launch(settings.workgroups or 1, buffers, init, loaded.entry.name, settings.push)
+    return KernelSystem(loaded.module, launch, test, path, _digest(loaded.binary, launch, settings))
 
 
-def _digest(binary: bytes, launch: Launch) -> str:
+def removed_names(before: ModuleView, after: ModuleView) -> frozenset[str]:
+    """The names of the shared variables of `before` that `after` lacks, their members'
+    (an anonymous block's cells are its members') and their runtime arrays'."""
+    kept = {_identity(after, v) for v in shared_variables(after)}
+    aliases = runtime_names(before)
+    removed: set[str] = set()
+    for var in shared_variables(before):
+        name = variable_name(before, var)
+        if _identity(before, var) in kept:
+            continue
+        block = before.types.get(var.pointee)
+        members = len(block.members) if isinstance(block, StructType) else 0
+        removed |= {name, *aliases.get(var.id, ())}
+        removed |= {before.member_names.get((var.pointee, i), "") for i in range(members)} if not name else set()
+    kept_aliases = {a for names in runtime_names(after).values() for a in names}
+    return frozenset(removed - {""} - kept_aliases)
+
+
+def _identity(view: ModuleView, var: Variable) -> tuple[object, ...]:
+    """What a variable is across spirv-opt: its descriptor set and binding, else its name."""
+    found = [view.decoration(var.id, d) for d in ("DescriptorSet", "Binding")]
+    if all(d is not None for d in found):
+        return tuple(d.value for d in found if d is not None)
+    return (var.storage_class, variable_name(view, var))
+
+
+def _root(cell: str) -> str:
+    """The variable (or anonymous block member) a cell name starts with."""
+    return cell.split("[")[0].split(".")[0]
+
+
+def _digest(binary: bytes, launch: Launch, settings: LaunchSettings) -> str:
     """16 hex digits of the SPIR-V binary and the launch: the kernel test's hash."""
     hasher = hashlib.sha256(binary)
     hasher.update(repr((launch.workgroups, sorted(launch.buffers.items()), launch.init, launch.entry)).encode())
+    if settings.spec or settings.push or settings.local_size:  # a launch without them keeps its old hash
+        hasher.update(repr((sorted(settings.spec), settings.push, settings.local_size)).encode())
+    if settings.subgroup_size:
+        hasher.update(repr(settings.subgroup_size).encode())
     return hasher.hexdigest()[:16]
 
 

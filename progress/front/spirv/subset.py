@@ -1,10 +1,10 @@
 """The supported subset of SPIR-V, checked before anything runs.
 
 `check_subset(module, name, entry)` returns the entry point to check, or
-raises an InputError at the first instruction outside the subset, with its
-name and source line (`lock.comp:14: OpGroupNonUniformBallot: subgroup
-operations are not supported: ...`), preferring instructions that have a
-source line (a type problem is shown where a value of that type is made).
+raises InputErrors naming every instruction outside the subset, each at its
+source line (`lock.comp:14: OpGroupNonUniformBallot: subgroup operations are
+not supported: ...`), in line order, each (line, reason) once, then those
+without a line (a type problem is shown where a value of that type is made).
 The subset (docs/kernels.md, "What is supported"): a GLCompute entry point,
 logical addressing, 32-bit integers, booleans and their vectors, arrays and
 structs, StorageBuffer / Uniform (buffer blocks) / Workgroup / Private /
@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from progress.errors import InputError
+from progress.errors import InputError, InputErrors
 from progress.front.spirv.ir import EntryPoint, Id, Instruction, Module, ModuleView
+from progress.front.spirv.values import GLSL_STD
 
 SUBGROUP = (
     "subgroup operations are not supported: subgroup semantics is its own research question "
@@ -50,11 +51,15 @@ SUPPORTED = frozenset(
     OpAtomicCompareExchange OpAtomicIIncrement OpAtomicIDecrement OpAtomicIAdd OpAtomicISub OpAtomicSMin
     OpAtomicUMin OpAtomicSMax OpAtomicUMax OpAtomicAnd OpAtomicOr OpAtomicXor OpPhi OpLoopMerge
     OpSelectionMerge OpLabel OpBranch OpBranchConditional OpSwitch OpReturn OpReturnValue OpUnreachable
+    OpBitFieldInsert OpBitFieldSExtract OpBitFieldUExtract OpBitReverse OpBitCount OpAll OpAny
+    OpIAddCarry OpISubBorrow OpUMulExtended OpSMulExtended OpSDot OpUDot OpSUDot OpSDotAccSat
+    OpUDotAccSat OpSUDotAccSat OpVectorExtractDynamic
+    OpVectorInsertDynamic OpCopyLogical
     """.split()
 )
 """The instructions a kernel may use (what the kernel interpreter executes)."""
 
-STORAGE_CLASSES = frozenset({"StorageBuffer", "Uniform", "Workgroup", "Private", "Function", "Input"})
+STORAGE_CLASSES = frozenset({"StorageBuffer", "Uniform", "Workgroup", "Private", "Function", "Input", "PushConstant"})
 BUILTINS = frozenset(
     {"GlobalInvocationId", "LocalInvocationId", "LocalInvocationIndex", "WorkgroupId", "NumWorkgroups"}
 )
@@ -84,9 +89,31 @@ def check_subset(module: Module, name: str, entry: str | None = None) -> EntryPo
         raise _refusal(_Problem(memory_model, f"addressing model {view.memory_model[0]}: {PHYSICAL}"), name)
     problems = _problems(module, view)
     if problems:
-        located = [p for p in problems if p.instruction.source is not None]
-        raise _refusal((located or problems)[0], name)
+        raise InputErrors([_refusal(p, name) for p in _distinct(problems)])
     return chosen
+
+
+def _distinct(problems: list[_Problem]) -> list[_Problem]:
+    """Each (source line, reason) once, in line order (a bad type is a problem of every
+    value of it, and a statement compiles to several instructions); then the problems
+    without a line whose reason no line has shown (declarations: types, variables)."""
+    seen: set[tuple[object, ...]] = set()
+    found = []
+    for problem in sorted(problems, key=_order):
+        source = problem.instruction.source
+        key = (source.file, source.line, problem.reason) if source else (problem.reason,)
+        if key not in seen:
+            seen.add(key)
+            found.append(problem)
+    located = {p.reason for p in found if p.instruction.source is not None}
+    return [p for p in found if p.instruction.source is not None or p.reason not in located]
+
+
+def _order(problem: _Problem) -> tuple[int, str, int, int]:
+    source = problem.instruction.source
+    if source is None:
+        return (1, "", 0, problem.instruction.word_offset)
+    return (0, source.file, source.line, problem.instruction.word_offset)
 
 
 def _entry_point(view: ModuleView, name: str, entry: str | None) -> EntryPoint:
@@ -165,6 +192,8 @@ def _instruction_problem(inst: Instruction, view: ModuleView) -> str | None:
         return _barrier_problem(inst, view)
     if op == "OpExtInst":
         set_name = view.ext_imports.get(inst.operands[0].value if isinstance(inst.operands[0], Id) else -1, "")
+        if set_name == "GLSL.std.450" and str(inst.operands[1]) not in GLSL_STD:
+            return f"{inst.operands[1]} of GLSL.std.450 is not supported (its integer instructions are)"
         if set_name != "GLSL.std.450" and not set_name.startswith(NON_SEMANTIC):
             return f"the extended instruction set {set_name!r} is not supported (GLSL.std.450 is)"
     return None

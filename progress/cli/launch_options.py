@@ -1,0 +1,40 @@
+"""The kernel launch options that set what a kernel reads as constants:
+`--spec`, `--push`, `--local-size` (docs/kernels.md, "Launch settings"),
+as one decorator for the commands that launch kernels (`check`, `show`).
+Light: the SPIR-V front end is imported only when a kernel is read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+OPTIONS = (
+    click.option(
+        "--spec",
+        "specs",
+        multiple=True,
+        metavar="ID=V|NAME=V",
+        help="Kernels: a specialization constant's value, by SpecId (constant_id) or name (repeatable).",
+    ),
+    click.option(
+        "--push",
+        "pushes",
+        multiple=True,
+        metavar="NAME=V|NAME[i]=V",
+        help="Kernels: a push constant's value (repeatable; 0 otherwise).",
+    ),
+    click.option(
+        "--local-size",
+        metavar="X[,Y,Z]",
+        help="Kernels: the workgroup size, where it is a specialization constant or read as gl_WorkGroupSize.",
+    ),
+)
+
+
+def constant_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`command` with the --spec, --push and --local-size options (passed as `specs`, `pushes`, `local_size`)."""
+    for option in reversed(OPTIONS):
+        command = option(command)
+    return command
