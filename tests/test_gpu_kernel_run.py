@@ -232,3 +232,21 @@ def test_optimized_kernels_with_loop_phis_give_the_same_bytes(engine, name):
         for k in (plain, instrumented)
     ]
     assert outputs[0] == outputs[1] and outputs[0] is not None
+
+
+def test_kernels_a_device_cannot_run_are_reported_and_the_others_run(tmp_path, capsys):
+    """spec_ticket_lock.comp: its specialization and push constants are not
+    passed to a device yet; vulkan_mm_message_passing.comp: naga refuses the
+    Vulkan memory model's device scope. Neither stops the run."""
+    out = tmp_path / "r.json"
+    kernels = [
+        str(LITMUS / n) for n in ("spec_ticket_lock.comp", "vulkan_mm_message_passing.comp", "tas_spinlock.comp")
+    ]
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", *kernels, "--iterations", "1", "--shapes", "alone", "-o", str(out)])
+    assert exit_info.value.code == 0
+    spec, vulkan_mm, tas = json.loads(out.read_text())["kernels"]
+    assert "does not pass specialization constants (--spec)" in spec["refused"]
+    assert "VulkanMemoryModelDeviceScope" in vulkan_mm["refused"]
+    assert tas["shapes"]["alone"]["cell"] == "P"
+    assert capsys.readouterr().out.count("not run: ") == 2

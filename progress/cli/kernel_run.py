@@ -30,7 +30,7 @@ from progress.core.analyze import check_system, queries_for
 from progress.core.registry import all_models
 from progress.errors import InputError, UsageError
 from progress.front.header import LaunchSettings
-from progress.front.spirv.buffers import buffer_plans
+from progress.front.spirv.buffers import NotRunnable, buffer_plans
 from progress.front.spirv.kernel import KernelSystem
 from progress.front.spirv.load import LoadedKernel, kind_of, launch_system, load_kernel
 from progress.front.spirv.toolchain import validation_errors
@@ -65,6 +65,7 @@ def prepared(
     (None without `check`: a launch too large to check still runs)."""
     name = display(path)
     loaded = load_kernel(read_bytes(path), name, kind_of(path) or "spv", given)
+    buffers = tuple(KernelBuffer(p.name, p.set, p.binding, p.kind, p.initial) for p in buffer_plans(loaded, name))
     try:
         done = instrument(loaded.module, loaded.entry.name)
     except InstrumentError as error:
@@ -72,7 +73,6 @@ def prepared(
     complaint = validation_errors(done.binary)
     if complaint:
         raise InstrumentationBug(f"{name}: the instrumented kernel is not valid SPIR-V: {complaint.splitlines()[0]}")
-    buffers = tuple(KernelBuffer(p.name, p.set, p.binding, p.kind, p.initial) for p in buffer_plans(loaded, name))
     launch = KernelLaunch(
         Path(name).name,
         encode(without_line_info(done.module)),
@@ -122,13 +122,19 @@ def run_kernels(
     if target.exists() and not force:
         raise UsageError(f"{target} exists: give --force to replace it")
     _occupiers(occupy, cpu=True)  # a bad --occupy is refused before anything is loaded
-    kernels = [prepared(p, given, check) for p in paths]
+    kernels, records = [], []
+    for path in paths:
+        try:
+            kernels.append(prepared(path, given, check))
+        except NotRunnable as refusal:  # said, and the other kernels run
+            click.echo(f"not run: {refusal}")
+            records.append({"kernel": Path(path).name, "refused": str(refusal)})
     from progress.gpu.wgpu_kernel import WgpuKernel
 
     engine = WgpuKernel(adapter)
     occupiers = _occupiers(occupy, engine.cpu)
     started = time.monotonic()
-    results, records = [], []
+    results = []
     for loaded, launch, system in kernels:
         verdicts = (
             () if system is None else check_system(system, queries_for(all_models()), max_states=MAX_STATES).verdicts

@@ -321,7 +321,9 @@ def _run_kernels(paths, backend, adapter, iterations, deadline_text, output, for
         raise UsageError(str(error)) from None
     from progress.front.header import DEVICE_WORKGROUPS
 
-    given = given_settings(workgroups, buffers, inits, entry, False, workgroup_limit=None if check else DEVICE_WORKGROUPS)
+    given = given_settings(
+        workgroups, buffers, inits, entry, False, workgroup_limit=None if check else DEVICE_WORKGROUPS
+    )
     run_kernels(paths, given, shapes, iterations, deadline_s, occupy, adapter, output, force, check)
 
 

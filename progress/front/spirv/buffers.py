@@ -20,6 +20,11 @@ from progress.front.spirv.layout import Types, runtime_lengths, shared_layout, v
 from progress.front.spirv.load import LoadedKernel
 
 
+class NotRunnable(InputError):
+    """A kernel whose launch a device run cannot reproduce yet (exit 2 on its own;
+    `progress run` reports it and runs the other kernels)."""
+
+
 @dataclass(frozen=True)
 class BufferPlan:
     name: str
@@ -32,7 +37,6 @@ class BufferPlan:
 def buffer_plans(loaded: LoadedKernel, path: str) -> tuple[BufferPlan, ...]:
     view = loaded.module.view
     settings = loaded.settings
-    types = Types(view, runtime_lengths(view, settings.buffers, path))
     unsupported = [
         what
         for what, given in (
@@ -44,7 +48,8 @@ def buffer_plans(loaded: LoadedKernel, path: str) -> tuple[BufferPlan, ...]:
         if given
     ]
     if unsupported:
-        raise InputError(f"{path}: progress run does not pass {', '.join(unsupported)} to a device yet")
+        raise NotRunnable(f"{path}: progress run does not pass {', '.join(unsupported)} to a device yet")
+    types = Types(view, runtime_lengths(view, settings.buffers, path))
     layout = shared_layout(view, types, settings.workgroups or 1, settings.init, path)
     shared_by_groups = {cell.split(":", 1)[1] for cell, at in layout.names if at >= layout.groups_at}
     for name, index, _ in settings.init:
