@@ -11,7 +11,8 @@ eight GPUs), then the server runs, Chromium runs the suite page's runner
 OUT/web_suite.json (the body the browser submitted, its timing, and the
 `progress devices --format json` rows of every run in the database),
 OUT/web_suite.md from it (`--md-only` regenerates it alone), and the
-runner's and device page's screenshots in docs/images/. Takes tens of minutes on 2 cores.
+runner's screenshot in docs/images/ (the device page's is
+benchmarks/web_screenshots.py's). Takes tens of minutes on 2 cores.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ def run_in_browser(url: str, args, shots: Path) -> dict:
         sent: list[str] = []
         page.on("request", lambda r: sent.append(r.post_data or "") if r.url.endswith("/results") else None)
         page.goto(f"{url}/suite/oopsla21/run")
+        page.wait_for_selector("#start:enabled")
         page.fill("#iterations", str(args.iterations))
         page.fill("#deadline", str(args.deadline_ms))
         if args.limit:
@@ -70,18 +72,21 @@ def run_in_browser(url: str, args, shots: Path) -> dict:
         start = time.perf_counter()
         page.click("#start")
         state = ""
-        while state not in ("done", "error", "refused"):
+        while state not in ("finished", "error"):
             time.sleep(5)
             state = page.get_attribute("#status", "data-state") or ""
             print(f"{time.perf_counter() - start:7.0f} s  {page.inner_text('#status')}", flush=True)
         seconds = time.perf_counter() - start
+        if state == "finished":  # nothing is sent until asked
+            page.click("#submit")
+            page.wait_for_function("['done', 'refused'].includes(document.getElementById('status').dataset.state)")
+            state = page.get_attribute("#status", "data-state") or ""
         status, adapter = page.inner_text("#status"), page.inner_text("#adapter")
         if state != "done":
             sys.exit(f"the run ended {state}: {status} {page.inner_text('#submitted')}")
         page.screenshot(path=str(shots / "web_runner_483.png"), full_page=False)
         page.click("#device-link")
         page.wait_for_selector("table.conformance")
-        page.screenshot(path=str(shots / "web_device_swiftshader.png"), full_page=True)
         device_url = page.url
         browser.close()
     submitted = json.loads(sent[-1])
@@ -142,7 +147,7 @@ def render_md(record: dict) -> str:
         "",
         f"SwiftShader (run {ours['id']}) is consistent with {', '.join(kept) or 'no model'} and violates "
         f"{', '.join(violated) or 'none'}. Screenshots: [the runner after the run](../images/web_runner_483.png), "
-        "[its device page](../images/web_device_swiftshader.png), beside lavapipe's and the H200's.",
+        "[its device page](../images/web-device-swiftshader-1280.png), beside lavapipe's and the H200's.",
         "",
     ]
     lines += [

@@ -11,7 +11,7 @@ overlap (SwiftShader's ComputeProgram runs workgroups batchID, batchID + 16,
 ... one after another in one task), and the order the workgroups started in.
 
 `flip` runs tests of litmus/oopsla21 with the browser runner's own
-launch code (progress/web/static/runner.js: calibration, budget, one command
+launch code (progress/web/static/gpu.js: calibration, budget, one command
 buffer of N iterations) and the same WGSL as `--backend wgpu`, under one
 heuristic at the instance counts given, and prints F (k/N) or P per count
 beside benchmarks/swiftshader_model.py's prediction.
@@ -44,7 +44,7 @@ from progress.gpu.wgpu_backend import CALIBRATION  # noqa: E402
 from tests.browser import launch  # noqa: E402
 
 OOPSLA = REPO / "litmus" / "oopsla21"
-RUNNER = REPO / "progress" / "web" / "static" / "runner.js"
+GPU_JS = REPO / "progress" / "web" / "static" / "gpu.js"
 
 PROBE = """
 struct Params { spins: u32, workgroups: u32 }
@@ -110,6 +110,7 @@ async ([wgsl, workgroups, spins, iterations]) => {
 
 RUN_JS = """
 async ([wgsl, calibrationWgsl, cells, threads, heuristic, instances, iterations, deadline]) => {
+  const { Gpu, geometry } = window.ProgressGpu;
   if (!window.progressGpu) {
     window.progressGpu = await Gpu.open();
     window.progressCalibration = await window.progressGpu.pipeline(calibrationWgsl, "calibration");
@@ -209,10 +210,10 @@ def probe(page, sizes: list[int], spins: int, iterations: int, submits: int) -> 
 
 
 def open_page(browser, url: str):
-    """A page of `url` with the browser runner's code (runner.js: Gpu, geometry) loaded."""
+    """A page of `url` with the browser runner's code (gpu.js: Gpu, geometry) loaded."""
     page = browser.new_page()
     page.goto(url)
-    page.add_script_tag(content=RUNNER.read_text())
+    page.add_script_tag(content=GPU_JS.read_text())
     return page
 
 

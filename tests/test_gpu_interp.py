@@ -25,7 +25,7 @@ from progress.front.axb.parse import parse_program
 from progress.gpu import heuristics
 from progress.gpu import pack as packing
 from progress.gpu.encode import EncodeError, encode, fields, word
-from progress.gpu.packed import STOP_EARLY_RULE, run_packed
+from progress.gpu.packed import STOP_EARLY_RULE, plan, run_packed
 from progress.gpu.runner import Settings
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -163,6 +163,16 @@ def test_run_packed_on_the_reference_interpreter():
     assert got[0, "chunked"].failed_instances == (4, 4, 4)
     assert [got[1, h].failed_iterations for h in heuristics.HEURISTICS] == [0, 0, 0]
     assert got[0, "rr"].launch == heuristics.geometry("rr", 2, 4)
+
+
+def test_pack_one_runs_every_test_in_its_own_launch():
+    settings = Settings(heuristics.HEURISTICS, iterations=2)
+    words = _words(["pc_decreasing.axb", "pc_increasing.axb", "pc_increasing.axb"])
+    assert [list(b) for b in plan(SimInterp(), words, settings, 1)] == [[0], [1], [2]]
+    assert [len(b) for b in plan(SimInterp(), words, settings, 64)] == [3]
+    alone = {(i, h): o.failed_instances for i, h, o in run_packed(SimInterp(), words, settings, 1)}
+    packed = {(i, h): o.failed_instances for i, h, o in run_packed(SimInterp(), words, settings, 64)}
+    assert alone == packed  # the in-order reference: packing changes nothing it can see
 
 
 class Flaky(SimInterp):

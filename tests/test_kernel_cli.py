@@ -139,6 +139,6 @@ def test_show_draws_a_kernel(kernels):
     status, out, err = run("show", "barrier_skip.comp", "--model", "OBE", cwd=kernels)
     assert status == 0, err
     assert out.startswith("barrier_skip under OBE weak: may not terminate (deadlock: workgroup 0 invocation 0 waits")
-    assert "* I  [data[0]=1 data[1]=2 | waits,ret] [started {0}]  (deadlock)" in out
+    assert "* I  [data[0]=1 data[1]=2] [0.0 waits :10] [0.1 ret] [started {0}]  (deadlock)" in out
     status, out, _ = run("show", "message_passing.comp", "--model", "HSA", "--format", "dot", cwd=kernels)
     assert status == 0 and out.startswith("digraph lts {") and "1.0:11 {0}" in out

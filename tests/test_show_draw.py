@@ -119,3 +119,30 @@ def test_committed_pictures_show_each_witness_kind(repo, kind, command):
     assert (repo / "docs" / "images" / f"witness-{kind}.png").stat().st_size > 10_000
     pic = picture(load(repo / command[0]), find_model(command[1]), "weak")
     assert (pic.lasso.kind if pic.lasso else "terminating") == kind
+
+
+def kernel_pictures():
+    from progress.front.header import LaunchSettings
+    from progress.front.spirv.load import launch_system, load_kernel
+    from progress.web.examples import examples
+
+    for example in examples():
+        if example.language != "axb" and example.name != "occupancy_discovery":  # past the pictures' 400 states
+            loaded = load_kernel(example.text.encode(), f"{example.name}.k", example.language, LaunchSettings())
+            yield example.name, launch_system(loaded, example.name, f"{example.name}.k")
+
+
+def test_distinct_kernel_states_have_distinct_labels():
+    """Two states of one kernel at the same source lines (tas_spinlock: an
+    invocation before the load of `counter = counter + 1u` and after it,
+    holding the value to store) were drawn alike; every state of every
+    example kernel reads differently now, under every model."""
+    from progress.back.draw import kernel_picture, labels, state_text
+    from progress.core.registry import all_models
+
+    for name, system in kernel_pictures():
+        for model in all_models():
+            pic = kernel_picture(system, model, "weak", 400)
+            texts = [state_text(pic, state) for state in range(pic.lts.size)]
+            assert len(set(texts)) == len(texts), (name, model.name)
+            assert labels(pic) == texts

@@ -89,7 +89,11 @@ def test_the_kernel_page_draws_the_lasso_and_its_picture(client):
     assert page.status_code == 200
     assert "<svg" in page.text and "id=picture" in page.text and "id=lasso" in page.text
     assert "#c0392b" in page.text  # the loop drawn in red
-    assert "lock=1 counter=0 | :25,:27" in html.unescape(page.text)  # a state: cells | invocations' lines
+    # a state: the cells, then each invocation's line, action and the values it holds
+    shown = html.unescape(page.text)
+    assert all(
+        f">{line}</text>" in shown for line in ("lock=1 counter=0", "0.0 :27 Load counter", "0.0 :27 Store counter [1]")
+    )
     assert "launched with 2 workgroups of 1 invocation" in page.text
 
 
@@ -231,8 +235,8 @@ def test_the_kernel_and_its_language_live_in_the_url(client):
     page = client.get("/playground", params=params).text
     shown = re.search(r"<textarea[^>]*>(.*?)</textarea>", page, re.S)
     assert shown is not None and html.unescape(shown.group(1)) == TAS
-    assert '<option value="glsl" selected>' in page and 'value="3"' in page
-    draws = [html.unescape(href) for href in re.findall(r'<a href="(/playground\?[^"]*)">draw</a>', page)]
+    assert '<option value="glsl" selected' in page and 'value="3"' in page
+    draws = [html.unescape(href) for href in re.findall(r'<a class="draw" href="(/playground\?[^"]*)"', page)]
     assert len(draws) == 10  # every verdict but the one drawn
     for href in draws:
         again = parse_qs(urlparse(href).query)

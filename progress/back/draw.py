@@ -110,15 +110,16 @@ def _threads(mask: int) -> str:
 
 
 def state_text(pic: Picture, state: int) -> str:
-    """`m=0 | pc 0,1` (for a kernel: the cells, then each invocation's next
-    source line, `waits` at a barrier or `ret`), then the model's memory, e.g. `started {0}`."""
+    """`m=0 | pc 0,1` (for a kernel: the cells, then a line per invocation:
+    its next source line and action and the values it holds, `waits` at a
+    barrier, `ret` once returned), then the model's memory, e.g. `started {0}`."""
     raw = pic.explored.states[pic.lts.origin[state]]
     machine = pic.explored.machine
     if isinstance(machine, Machine):
         memory = " ".join(f"{loc}={value}" for loc, value in machine.memory_of(raw).items())
         text = f"{memory} | pc " + ",".join(str(pc) for pc in machine.pcs_of(raw))
     else:
-        text = " ".join(f"{cell}={value}" for cell, value in machine.cells(raw)) + " | " + _where(pic, state)
+        text = " ".join(f"{cell}={value}" for cell, value in machine.cells(raw)) + "\n" + _units(pic, state)
     remembered = pic.lts.memory[state]
     if pic.model.memory.name == "started" and isinstance(remembered, int):
         text += f"\nstarted {_threads(remembered)}"
@@ -127,20 +128,47 @@ def state_text(pic: Picture, state: int) -> str:
     return text
 
 
-def _where(pic: Picture, state: int) -> str:
-    """Each invocation's next source line (`:9`), `waits` at a barrier or `ret` once returned."""
+def _units(pic: Picture, state: int) -> str:
+    """A line per invocation: `0.1 :9 Load counter [1]` (its next source line,
+    the action there, the values it holds), `0.1 waits :12` at a barrier,
+    `0.1 ret` once returned."""
     raw = pic.explored.states[pic.lts.origin[state]]
     machine = pic.explored.machine
     assert not isinstance(machine, Machine)
     waiting = {unit for unit, _ in machine.waits(raw)}
     enabled = pic.lts.enabled[state]
-    parts = []
+    lines = []
     for unit in range(len(machine.groups)):
+        name = _unit(machine, unit)
         if enabled >> unit & 1:
-            parts.append(":" + machine.note(raw, unit).where.rpartition(":")[2])
+            note = machine.note(raw, unit)
+            held = machine.held(raw, unit)
+            values = " [" + ",".join(map(str, held)) + "]" if held else ""
+            lines.append(f"{name} :{note.where.rpartition(':')[2]} {note.action}{values}")
+        elif unit in waiting:
+            lines.append(f"{name} waits :{machine.note(raw, unit).where.rpartition(':')[2]}")
         else:
-            parts.append("waits" if unit in waiting else "ret")
-    return ",".join(parts)
+            lines.append(f"{name} ret")
+    return "\n".join(lines)
+
+
+def _unit(machine: System, unit: int) -> str:
+    """`1.0`: workgroup 1, invocation 0."""
+    group, index = divmod(unit, len(machine.groups) // (max(machine.groups) + 1))
+    return f"{group}.{index}"
+
+
+def labels(pic: Picture) -> list[str]:
+    """Every state's text (`state_text`), made distinct: a state whose text
+    another state has too gets `(variant k)` (states that differ only in
+    what the text leaves out; not seen in the corpus)."""
+    texts = [state_text(pic, state) for state in range(pic.lts.size)]
+    seen: dict[str, int] = {}
+    for state, text in enumerate(texts):
+        seen[text] = seen.get(text, 0) + 1
+        if seen[text] > 1:
+            texts[state] = f"{text}\n(variant {seen[text]})"
+    return texts
 
 
 def step_label(pic: Picture, state: int, thread: int) -> str:
@@ -149,9 +177,8 @@ def step_label(pic: Picture, state: int, thread: int) -> str:
     raw = pic.explored.states[pic.lts.origin[state]]
     machine = pic.explored.machine
     if not isinstance(machine, Machine):
-        group, index = divmod(thread, len(machine.groups) // (max(machine.groups) + 1))
         line = machine.note(raw, thread).where.rpartition(":")[2]
-        return f"{group}.{index}:{line} {_threads(pic.fair[state])}"
+        return f"{_unit(machine, thread)}:{line} {_threads(pic.fair[state])}"
     pc = machine.pcs_of(raw)[thread]
     return f"T{thread}:{pc} {_threads(pic.fair[state])}"
 
@@ -176,9 +203,21 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def to_dot(pic: Picture) -> str:
-    """A Graphviz digraph; the same picture gives the same bytes."""
+def node_id(state: int) -> str:
+    """The SVG id of a state's node when drawn `with_ids` (`s_B`)."""
+    return f"s_{state_name(state)}"
+
+
+def edge_id(source: int, thread: int, destination: int) -> str:
+    """The SVG id of a step's edge when drawn `with_ids` (`e_B_1_C`)."""
+    return f"e_{state_name(source)}_{thread}_{state_name(destination)}"
+
+
+def to_dot(pic: Picture, with_ids: bool = False) -> str:
+    """A Graphviz digraph; the same picture gives the same bytes. `with_ids`
+    names every node and edge (`node_id`, `edge_id`) for a page to find in the SVG."""
     loop, prefix = set(pic.loop), set(pic.prefix)
+    texts = labels(pic)
     lines = [
         "digraph lts {",
         f"  label={_quote(_title(pic))};",
@@ -189,7 +228,9 @@ def to_dot(pic: Picture) -> str:
         f"  start -> {state_name(0)};",
     ]
     for state in range(pic.lts.size):
-        attributes = [f"label={_quote(state_name(state) + chr(10) + state_text(pic, state))}"]
+        attributes = [f"label={_quote(state_name(state) + chr(10) + texts[state])}"]
+        if with_ids:
+            attributes.append(f"id={_quote(node_id(state))}")
         if pic.lts.enabled[state] == 0:
             attributes.append("peripheries=2")
         if state in pic.members:
@@ -200,6 +241,8 @@ def to_dot(pic: Picture) -> str:
     for state, edges in enumerate(pic.lts.succ):
         for thread, dst in edges:
             attributes = [f"label={_quote(step_label(pic, state, thread))}"]
+            if with_ids:
+                attributes.append(f"id={_quote(edge_id(state, thread, dst))}")
             if (state, thread, dst) in loop:
                 attributes += ['color="#c0392b"', 'fontcolor="#c0392b"', "penwidth=2.5"]
             elif (state, thread, dst) in prefix:
@@ -213,12 +256,13 @@ def to_text(pic: Picture) -> str:
     """States and steps one per line; `*` marks the witness set and the loop."""
     lines = [verdict_text(pic), f"{pic.lts.size} states, {pic.lts.transitions} transitions"]
     loop = set(pic.loop)
+    texts = labels(pic)
     for state, edges in enumerate(pic.lts.succ):
         mark = "*" if state in pic.members else " "
         end = "  (end)" if pic.lts.enabled[state] == 0 else ""
         if end and pic.lasso is not None and pic.lasso.kind == "deadlock" and state in pic.members:
             end = "  (deadlock)"
-        lines.append(f"{mark} {state_name(state)}  [{state_text(pic, state).replace(chr(10), '] [')}]{end}")
+        lines.append(f"{mark} {state_name(state)}  [{texts[state].replace(chr(10), '] [')}]{end}")
         for thread, dst in edges:
             arrow = "=>" if (state, thread, dst) in loop else "->"
             lines.append(f"      {arrow} {state_name(dst):<4} {step_label(pic, state, thread)}")

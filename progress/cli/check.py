@@ -12,18 +12,18 @@ import click
 from progress.cli.inputs import AXB_SUFFIXES, KERNEL_SUFFIXES, STDIN, display, expand_each, read_text
 from progress.cli.launch_options import constant_options
 from progress.cli.verdict_table import nearest_table, table_expectations
-from progress.core.analyze import FAIRNESSES, NO_FAIRNESS, check_program, queries_for
+from progress.core.analyze import FAIRNESSES, check_program, queries_for
 from progress.core.program import Program
 from progress.core.registry import all_models, find_model
 from progress.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
 from progress.front.axb.parse import parse_program
-from progress.front.expect import expectations, has_expect_line, mismatches
+from progress.front.expect import expectations, has_expect_line, known_verdicts, mismatches
 from progress.report.render import (
     csv_header,
     csv_row,
+    expectation_lines,
     kernel_lasso_text,
     lasso_text,
-    phrase_of,
     report_json,
     table,
     verdict_line,
@@ -119,11 +119,7 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
     fairness = "weak" if weak else "strong" if strong else None
     queries = queries_for(models, (fairness,) if fairness else FAIRNESSES)
     show_witness = witness if witness is not None else len(models) == 1
-    known = {
-        (query.model.name.upper(), query.fairness): query.model.name
-        + ("" if query.fairness == NO_FAIRNESS else f"/{query.fairness}")
-        for query in queries_for(all_models())
-    }
+    known = known_verdicts(queries_for(all_models()))
     given = _kernel_settings(**kernel_options)
     tally = {"terminates": 0, "fails": 0, "inconclusive": 0, "tests": 0, "bad": 0, "met": 0, "mismatched": 0}
     witnesses = show_witness or fmt == "json"
@@ -264,15 +260,7 @@ def _expectation_text(report, expected, tally) -> str:
     wrong = mismatches(report, expected)
     tally["met"] += len(expected) - len(wrong)
     tally["mismatched"] += len(wrong)
-    name = report.program.name
-    if not expected:
-        return f"{name}: its header states none of the checked verdicts (nothing compared)"
-    if not wrong:
-        return f"{name}: all {len(expected)} expected verdicts hold"
-    return "\n".join(
-        f"{name}: {model} {fairness}: expected {phrase_of(want)}, got {phrase_of(got)}"
-        for model, fairness, want, got in wrong
-    )
+    return "\n".join(expectation_lines(report.program.name, len(expected), wrong))
 
 
 def _count(tally, report) -> None:

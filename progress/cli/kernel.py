@@ -20,6 +20,7 @@ from progress.core.analyze import Query, TestReport, check_system
 from progress.core.lts import Budget, explore_system
 from progress.errors import Inconclusive, InputError
 from progress.front.header import (
+    MAX_WORKGROUPS,
     LaunchSettings,
     add_buffer,
     add_push,
@@ -132,8 +133,11 @@ def kernel_system(path: Path | str, given: LaunchSettings) -> KernelSystem:
     return launch_system(loaded, test_name(name), name)
 
 
-def given_settings(workgroups, buffers, inits, entry, optimize, specs=(), pushes=(), local_size=None) -> LaunchSettings:
-    """The command line's launch settings (they override each kernel header's)."""
+def given_settings(
+    workgroups, buffers, inits, entry, optimize, specs=(), pushes=(), local_size=None, workgroup_limit=None
+) -> LaunchSettings:
+    """The command line's launch settings (they override each kernel header's);
+    `workgroup_limit`: a larger bound on --workgroups (an unchecked device run)."""
     buffer_lengths: dict[str, int] = {}
     for text in buffers:
         add_buffer(text, buffer_lengths)
@@ -144,7 +148,7 @@ def given_settings(workgroups, buffers, inits, entry, optimize, specs=(), pushes
     for text in pushes:
         add_push(text, push)
     return LaunchSettings(
-        workgroups=None if workgroups is None else parse_workgroups(workgroups),
+        workgroups=None if workgroups is None else parse_workgroups(workgroups, workgroup_limit or MAX_WORKGROUPS),
         buffers=MappingProxyType(buffer_lengths),
         init=tuple(parse_init(text) for text in inits),
         entry=None if entry is None else parse_entry(entry),

@@ -93,7 +93,8 @@ MAX_PACK = 2**31 - 1
     "pack_text",
     default="auto",
     show_default=True,
-    help="interp: the most workgroups of one launch, as many tests as fit (auto: the backend's choice).",
+    help="interp: the most workgroups of one launch, as many tests as fit (auto: the backend's choice); "
+    "1: one test per launch (what rr's livelocks need; docs/gpu.md, Test power).",
 )
 @click.option(
     "--backend",
@@ -153,6 +154,30 @@ MAX_PACK = 2**31 - 1
     help="Keep the rows already in the CSV and run only the missing tests (same inputs and options only).",
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing results CSV.")
+@click.option("--workgroups", metavar="N", help="Kernels: dispatch N workgroups (default: the header's, else 1).")
+@click.option("--buffer", "buffers", multiple=True, metavar="NAME=LEN", help="Kernels: a runtime array's length.")
+@click.option("--init", "inits", multiple=True, metavar="NAME[i]=V", help="Kernels: a buffer cell's initial value.")
+@click.option("--entry", metavar="NAME", help="Kernels: the compute entry point (default: the first).")
+@click.option(
+    "--shapes",
+    "shapes_text",
+    default="alone,occupied,reverse,interleave",
+    show_default=True,
+    help="Kernels: launch shapes (docs/gpu.md, Running a kernel).",
+)
+@click.option(
+    "--check/--no-check",
+    "check_kernels",
+    default=True,
+    show_default=True,
+    help="Kernels: check each kernel under every model first (--no-check for launches too large to check).",
+)
+@click.option(
+    "--occupy",
+    default="auto",
+    show_default=True,
+    help="Kernels: occupying workgroups of the occupied shape (auto: 4223 on a GPU, lavapipe's threads - 1).",
+)
 @click.option(
     "--db",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -177,6 +202,13 @@ def run(
     resume,
     force,
     db,
+    workgroups,
+    buffers,
+    inits,
+    entry,
+    shapes_text,
+    occupy,
+    check_kernels,
 ):
     """Run each test under each heuristic and record P or F (k/N).
 
@@ -192,6 +224,26 @@ def run(
     """
     if resume and force:
         raise UsageError("--resume keeps the results and --force overwrites them: give one")
+    from progress.cli import kernel_run
+
+    if kernel_run.is_kernel_run(list(paths)):
+        _run_kernels(
+            list(paths),
+            backend,
+            adapter,
+            iterations,
+            deadline_text,
+            output,
+            force,
+            workgroups,
+            buffers,
+            inits,
+            entry,
+            shapes_text,
+            occupy,
+            check_kernels,
+        )
+        return
     settings = _settings(heuristics_text, iterations, deadline_text, instances_text)
     codegen = _codegen(codegen, backend, stop_early)
     if adapter is not None and backend != "wgpu":
@@ -252,6 +304,27 @@ def run(
         f"{len(all_rows)} tests ({len(todo)} run now) in {meta['elapsed_s']} s; failed: {fails}; results in {output}",
         err=True,
     )
+
+
+def _run_kernels(paths, backend, adapter, iterations, deadline_text, output, force, *kernel_options) -> None:
+    """`progress run KERNEL...` (progress/cli/kernel_run.py)."""
+    from progress.cli.kernel import given_settings
+    from progress.cli.kernel_run import refuse_backend, run_kernels
+    from progress.gpu.kernel_run import parse_shapes
+
+    workgroups, buffers, inits, entry, shapes_text, occupy, check = kernel_options
+    refuse_backend(backend)
+    try:
+        deadline_s = parse_duration(deadline_text)
+        shapes = parse_shapes(shapes_text)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    from progress.front.header import DEVICE_WORKGROUPS
+
+    given = given_settings(
+        workgroups, buffers, inits, entry, False, workgroup_limit=None if check else DEVICE_WORKGROUPS
+    )
+    run_kernels(paths, given, shapes, iterations, deadline_s, occupy, adapter, output, force, check)
 
 
 def _settings(heuristics_text, iterations, deadline_text, instances_text) -> Settings:

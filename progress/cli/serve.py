@@ -13,7 +13,7 @@ from progress.core.registry import all_models
 from progress.errors import UsageError
 from progress.front.axb.parse import parse_program
 from progress.web.limits import Limits
-from progress.web.suites import Suite, build_suite
+from progress.web.suites import Suite, build_suite, description_of
 
 DEFAULT_DB = "progress-results.db"
 """The results database's default (progress.gpu.database.DEFAULT_PATH): the one `progress devices` reads."""
@@ -58,10 +58,12 @@ DEFAULT_DB = "progress-results.db"
     help="Result submissions accepted per client address and minute.",
 )
 def serve(host, port, suites, db, max_states, time_limit, submissions_per_minute):
-    """Serve the browser front: a playground (check a test, see its verdicts,
-    lasso and LTS), each --suite's verdict matrix, Table 4 and test pages, a
-    WebGPU runner that runs a suite on the visitor's GPU and stores the
-    result in --db, and a conformance page per device.
+    """Serve the browser front: a playground (check a test or a kernel, see
+    its verdicts, lasso and LTS), each --suite's verdicts, counts and a page
+    per test (explained, with an explorer that runs it on the visitor's GPU),
+    a WebGPU runner that runs a suite on the visitor's GPU and, when asked,
+    stores the result in --db, a conformance page per device, a summary by
+    vendor and browser, a glossary and the documentation.
 
     Every test of every suite is checked before the server starts; a bad test
     is an error (exit 2), as is an address that cannot be listened on. Stop
@@ -94,7 +96,9 @@ def load_suites(directories: list[Path], limits: Limits) -> list[Suite]:
         for path in expand([os.fspath(directory)]):
             text = read_text(path)
             entries.append((path.relative_to(directory).as_posix(), text, parse_program(text, os.fspath(path))))
-        found[name] = build_suite(name, entries, all_models(), limits.suite_states)
+        readme = directory / "README.md"
+        about = description_of(read_text(readme)) if readme.is_file() else ""
+        found[name] = build_suite(name, entries, all_models(), limits.suite_states, about)
     return list(found.values())
 
 

@@ -66,6 +66,13 @@ class System(Protocol):
         """The visible action of `unit`'s step from `state`."""
         ...
 
+    def held(self, state: Hashable, unit: int) -> tuple[int, ...]:
+        """The values `unit` holds in `state` that neither the shared memory
+        nor its position shows (loaded or computed and not yet used), in a
+        canonical order: two states at the same position holding different
+        values are told apart by them."""
+        ...
+
     def waits(self, state: Hashable) -> tuple[tuple[int, StepNote], ...]:
         """The units that have not returned in `state`, with where each one is."""
         ...

@@ -12,14 +12,30 @@ in, dicts out.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from progress.core.analyze import NO_FAIRNESS, TestReport
+from progress.core.analyze import NO_FAIRNESS, Query, TestReport
+from progress.errors import InputError
 from progress.source import error_at, source_lines
 
 _LINE = r"^[ \t]*{marker}[ \t]*expect:(.*?)\r?$"
 _CELL = re.compile(r"^[ \t]*([^/\s|]+)(?:/(weak|strong))?[ \t]+([PF])[ \t]*$")
 
 Key = tuple[str, str]  # (model, fairness), fairness "weak", "strong" or "none"
+
+
+class NoExpectLine(InputError):
+    """The text has no `expect:` line at all (an InputError like the others:
+    `--expect-header` refuses such a test; the playground compares nothing)."""
+
+
+def known_verdicts(queries: Iterable[Query]) -> dict[Key, str]:
+    """The verdicts of `queries` an expectation may name, as written (`OBE/weak`, `unfair`)."""
+    return {
+        (query.model.name.upper(), query.fairness): query.model.name
+        + ("" if query.fairness == NO_FAIRNESS else f"/{query.fairness}")
+        for query in queries
+    }
 
 
 def expectations(text: str, path: str, known: dict[Key, str] | None = None, marker: str = "#") -> dict[Key, bool]:
@@ -34,7 +50,8 @@ def expectations(text: str, path: str, known: dict[Key, str] | None = None, mark
     if len(found) != 1:
         problem = f"no '{marker} expect:' line" if not found else f"more than one '{marker} expect:' line"
         line = 1 if not found else text.count("\n", 0, found[1].start()) + 1
-        raise error_at(f"{problem} (needed by --expect-header)", line, 1, lines, path)
+        error = error_at(f"{problem} (needed by --expect-header)", line, 1, lines, path)
+        raise error if found else NoExpectLine(error.message, error.position)
     match = found[0]
     line = text.count("\n", 0, match.start()) + 1
     result: dict[Key, bool] = {}

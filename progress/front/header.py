@@ -36,6 +36,8 @@ T = TypeVar("T")
 MAX_WORKGROUPS = 64
 """The most workgroups a dispatch may have: far beyond what a state space can
 be explored for, small enough that every model's thread ids stay cheap."""
+DEVICE_WORKGROUPS = 65535
+"""The most workgroups `progress run --no-check` dispatches (wgpu's x dimension)."""
 MAX_BUFFER_LENGTH = 1 << 16
 """The most elements a runtime-sized buffer may be given."""
 MAX_LOCAL_SIZE = 1024
@@ -118,13 +120,14 @@ def _replaced(
     return tuple(i for i in old if (i[0], i[1]) not in replaced) + new
 
 
-def parse_workgroups(text: str) -> int:
-    """`--workgroups N`: 1..MAX_WORKGROUPS."""
+def parse_workgroups(text: str, limit: int = MAX_WORKGROUPS) -> int:
+    """`--workgroups N`: 1..limit (MAX_WORKGROUPS for a check; a device run
+    that is not checked takes DEVICE_WORKGROUPS)."""
     if not re.fullmatch(r"\d+", text):
         raise UsageError(f"--workgroups wants a whole number, not {_shown(text)}")
     count = _bounded(text)
-    if not 1 <= count <= MAX_WORKGROUPS:
-        raise UsageError(f"--workgroups {_shown(text)} is outside 1..{MAX_WORKGROUPS}")
+    if not 1 <= count <= limit:
+        raise UsageError(f"--workgroups {_shown(text)} is outside 1..{limit}")
     return count
 
 
@@ -297,8 +300,12 @@ def _apply(option: str, value: str, values: dict[str, object], buffers: dict[str
         key = option[2:]
         if key in values:
             raise UsageError(f"{option} is given twice")
-        parsed = {"workgroups": parse_workgroups, "entry": parse_entry, "local-size": parse_local_size}
-        values[key] = True if key == "optimize" else parsed[key](value)
+        if key == "optimize":
+            values[key] = True
+        elif key == "workgroups":
+            values[key] = parse_workgroups(value)
+        else:
+            values[key] = parse_local_size(value) if key == "local-size" else parse_entry(value)
 
 
 def add_buffer(text: str, buffers: dict[str, int]) -> None:

@@ -67,8 +67,15 @@ def largest_launch(backend: PackedBackend, settings: Settings, threads: int) -> 
     return max(geometry(h, threads, m).workgroups for h in settings.heuristics)
 
 
+ONE_TEST = 1
+"""`--pack 1`: one test per launch, whatever its size (the per-test launches rr's livelocks need)."""
+
+
 def plan(backend: PackedBackend, tests: Sequence[Encoded], settings: Settings, max_workgroups: int) -> list[range]:
-    """The batches `run_packed` will run (ValueError if a test alone does not fit)."""
+    """The batches `run_packed` will run (ValueError if a test alone does not fit);
+    `max_workgroups` ONE_TEST: every test alone."""
+    if max_workgroups == ONE_TEST:
+        return [range(i, i + 1) for i in range(len(tests))]
     sizes: dict[int, int] = {}
 
     def per_test(n: int) -> int:

@@ -45,6 +45,19 @@ def verdict_line(report: TestReport, verdict: Verdict) -> str:
     return f"{report.program.name}: {label(verdict)}: {phrase(verdict)} ({detail})"
 
 
+def expectation_lines(name: str, expected: int, wrong: list[tuple[str, str, bool, bool | None]]) -> list[str]:
+    """`check --expect-header`'s lines for a test whose header states
+    `expected` verdicts, `wrong` of which (front.expect.mismatches) do not hold."""
+    if not expected:
+        return [f"{name}: its header states none of the checked verdicts (nothing compared)"]
+    if not wrong:
+        return [f"{name}: all {expected} expected verdicts hold"]
+    return [
+        f"{name}: {model} {fairness}: expected {phrase_of(want)}, got {phrase_of(got)}"
+        for model, fairness, want, got in wrong
+    ]
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 

@@ -1,45 +1,67 @@
-"""The playground page and the parts it shares with a suite's test page:
-the verdict table, the lasso, the picture. Pure: data in, HTML out.
+"""The playground page. Pure: data in, HTML out.
 
-The playground's form is a GET form (no script needed): the language, the
-text, a kernel's launch fields; so the address holds the whole test.
-`play.js` only hides the launch fields while AXB is chosen."""
+The form posts (a test up to the size limit fits in any body; the text's
+line ends are read back as typed, `play_form.typed`), and every result
+carries a link that holds the whole test in its address, to share it.
+Without scripts the page works as a plain form; `play.js` checks in place
+(a running indicator, one check at a time), counts the bytes as you type,
+uploads and downloads files; `view.js` draws another verdict in place.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from urllib.parse import urlencode
 
-from progress.core.analyze import NO_FAIRNESS, TestReport
-from progress.core.program import Program
 from progress.errors import InputError
-from progress.report.render import label, phrase
+from progress.front.header import MARKERS
+from progress.models.base import ProgressModel
 from progress.web.examples import Example
-from progress.web.html import attr, esc, link, page, table
+from progress.web.glossary import term
+from progress.web.html import attr, esc, link, page
 from progress.web.kernel_check import LaunchFields
-from progress.web.playground import LANGUAGES, Checked, witness_text
-
-AXB_PICTURE = (
-    "States: memory | pcs, the model's memory; steps T&lt;thread&gt;:&lt;instruction&gt; "
-    "{F}; end states doubly outlined; the witness shaded, its loop in red, the way there in blue."
-)
-KERNEL_PICTURE = (
-    "States: the shared cells | each invocation's next source line (<code>waits</code> at a barrier, "
-    "<code>ret</code> once returned), the model's memory; steps &lt;workgroup&gt;.&lt;invocation&gt;:&lt;line&gt; "
-    "{F}; end states doubly outlined; the witness shaded (a deadlock: the dead states), its loop in red, "
-    "the way there in blue."
-)
+from progress.web.limits import Limits
+from progress.web.playground import LANGUAGES, Checked, TooLarge, source_name, stopped_because
+from progress.web.verdict_view import Links, verdict_table, view_name, view_section
 
 
-def view_name(view: tuple[str, str]) -> str:
-    """`OBE/weak`, or the bare model name without fairness (the URL's `view`)."""
-    return view[0] if view[1] == NO_FAIRNESS else f"{view[0]}/{view[1]}"
+def suffix(language: str) -> str:
+    """The file suffix of a language's test, for uploads and saves (play.js reads it from the page):
+    `.axb`, or the suffix of the name a kernel language's errors give it (`kernel_check.SOURCES`)."""
+    return PurePosixPath(source_name(language)).suffix if language in LANGUAGES else ".txt"
 
 
-def parse_view(text: str | None) -> tuple[str, str] | None:
-    if not text:
-        return None
-    model, _, fairness = text.partition("/")
-    return model, fairness or NO_FAIRNESS
+def marker(language: str) -> str:
+    """The comment marker that starts a test's `expect:` line in `language`."""
+    return "#" if language == "axb" else MARKERS.get(language, "//")
+
+
+@dataclass(frozen=True)
+class Shown:
+    """Everything the playground page shows: the editor's text and language,
+    the launch fields, the check (None: not checked), the drawn verdict's SVG."""
+
+    text: str
+    language: str = "axb"
+    fields: LaunchFields = LaunchFields()
+    checked: Checked | None = None
+    svg: str | None = None
+    examples: Sequence[Example] = ()
+    suites: dict[str, Sequence[str]] = field(default_factory=dict)
+    """Suite name -> its tests' keys, to load one into the editor."""
+    models: Sequence[ProgressModel] = ()
+    limits: Limits = Limits()
+
+
+def play_query(text: str, language: str, fields: LaunchFields) -> dict[str, str]:
+    """The playground address's query for a test (`view` added by the caller)."""
+    return {"lang": language, "test": text, **fields.query()}
+
+
+def play_links(text: str, language: str, fields: LaunchFields) -> Links:
+    return Links("/playground", "/playground/view", "/playground/picture", play_query(text, language, fields))
 
 
 def error_box(error: InputError, text: str) -> str:
@@ -61,45 +83,15 @@ def error_box(error: InputError, text: str) -> str:
     return "".join(out)
 
 
-def verdict_table(report: TestReport, view: tuple[str, str] | None, href: str, query: dict[str, str]) -> str:
-    """The 11 verdicts; each row links to its own picture."""
-    rows = []
-    for v in report.verdicts:
-        kind = {True: "pass", False: "fail", None: "unknown"}[v.terminates]
-        here = view == (v.model, v.fairness)
-        size = f"{v.reason}, {v.states} states" if v.terminates is None else f"{v.states} / {v.transitions}"
-        drawn = "drawn below" if here else link(href, "draw", {**query, "view": view_name((v.model, v.fairness))})
-        rows.append([esc(label(v)), f"<span class={attr(kind)}>{esc(phrase(v))}</span>", esc(size), drawn])
-    return table(["model", "verdict", "states / transitions", "LTS"], rows, "verdicts")
-
-
-def view_section(report: TestReport, view: tuple[str, str] | None, svg: str | None, note: str | None) -> str:
-    """The drawn verdict's lasso (if it may not terminate) and its picture."""
-    if view is None:
-        return ""
-    verdict = next(v for v in report.verdicts if (v.model, v.fairness) == view)
-    parts = [f"<h2>{esc(label(verdict))}: {esc(phrase(verdict))}</h2>"]
-    if verdict.witness is not None:
-        parts.append(f"<pre class=lasso id=lasso>{esc(witness_text(verdict.witness, report.program))}</pre>")
-    if svg is not None:
-        legend = AXB_PICTURE if isinstance(report.program, Program) else KERNEL_PICTURE
-        parts.append(f"<p class=note>{legend}</p>")
-        parts.append(f"<div class=picture id=picture>{svg}</div>")
-    elif note:
-        parts.append(f"<p class=note id=picture-note>{esc(note)}</p>")
-    return "".join(parts)
-
-
-def play_query(text: str, language: str, fields: LaunchFields) -> dict[str, str]:
-    """The playground address's query for a test (`view` added by the caller)."""
-    return {"lang": language, "test": text, **fields.query()}
-
-
-def _form(text: str, language: str, fields: LaunchFields) -> str:
-    options = "".join(
-        f"<option value={attr(key)}{' selected' if key == language else ''}>{esc(name)}</option>"
+def _language_options(language: str) -> str:
+    return "".join(
+        f"<option value={attr(key)}{' selected' if key == language else ''} "
+        f"data-suffix={attr(suffix(key))}>{esc(name)}</option>"
         for key, name in LANGUAGES.items()
     )
+
+
+def _launch(language: str, fields: LaunchFields) -> str:
     hidden = " hidden disabled" if language == "axb" else ""
     inputs = [
         ("workgroups", "--workgroups", fields.workgroups, "N", 5),
@@ -115,14 +107,25 @@ def _form(text: str, language: str, fields: LaunchFields) -> str:
         for name, flag, value, hint, size in inputs
     )
     return (
-        "<form method=get action=/playground id=play>"
-        f"<p><label>Language <select name=lang id=lang>{options}</select></label></p>"
-        f"<textarea name=test id=test spellcheck=false wrap=off>{esc(text)}</textarea>"
         f"<fieldset id=launch{hidden}><legend>Launch: each field given overrides the header's "
-        "<code>// progress:</code> option, as on the command line</legend>"
-        f"{launch}</fieldset>"
-        "<p><button type=submit id=check>Check</button> "
-        "<span class=muted>The test lives in this page's address: copy it to share the test.</span></p></form>"
+        f"<code>// progress:</code> option, as on the command line</legend>{launch}</fieldset>"
+    )
+
+
+def _form(shown: Shown) -> str:
+    size = len(shown.text.encode("utf-8"))
+    limit = shown.limits.max_test_bytes
+    return (
+        "<form method=post action=/playground id=play>"
+        f"<div class=editor-bar><label>Language <select name=lang id=lang>{_language_options(shown.language)}"
+        "</select></label><span class=files hidden><label class=file>Open a file "
+        "<input type=file id=upload accept='.axb,.comp,.glsl,.hlsl,.spvasm,.txt'></label>"
+        "<button type=button id=save class=quiet>Save the test</button></span></div>"
+        f"<textarea name=test id=test spellcheck=false wrap=soft rows=22 aria-label='the test'>{esc(shown.text)}"
+        f"</textarea><p class='muted size' id=size data-limit={limit}>{size} of {limit} bytes</p>"
+        f"{_launch(shown.language, shown.fields)}"
+        "<p class=actions><button type=submit id=check>Check</button> "
+        "<span id=running class=running hidden role=status>Checking…</span></p></form>"
     )
 
 
@@ -134,46 +137,99 @@ def _examples(examples: Sequence[Example]) -> str:
     return "<p class=examples id=examples>Examples: " + " · ".join(items) + "</p>"
 
 
-def _head(checked: Checked) -> str:
+def _load_form(suites: dict[str, Sequence[str]]) -> str:
+    """Load a suite's test into the editor: a suite, a key (typed, or chosen from the list)."""
+    if not suites:
+        return ""
+    options = "".join(f"<option value={attr(name)}>{esc(name)}</option>" for name in suites)
+    keys = "".join(f"<option value={attr(key)}>" for keys in suites.values() for key in keys)
+    return (
+        "<form method=get action=/playground class=inline id=load><label>Load a suite's test: "
+        f"<select name=suite id=load-suite>{options}</select></label>"
+        "<input name=key id=load-key list=suite-keys placeholder='2t2i/1.axb' size=16 required "
+        f"aria-label='the test'><datalist id=suite-keys>{keys}</datalist>"
+        "<button type=submit class=quiet>Load</button></form>"
+    )
+
+
+def _expected(checked: Checked) -> str:
+    if not checked.expected:
+        return ""
+    kind = "ok" if checked.expected_ok else "mismatch"
+    said = marker(checked.language)
+    lines = "\n".join(checked.expected)
+    return (
+        f"<div class={attr('expect ' + kind)} id=expect><b>The test's <code>{esc(said)} expect:</code> line"
+        f" (as <code>progress check --expect-header</code>)</b><pre>{esc(lines)}</pre></div>"
+    )
+
+
+def _inconclusive(checked: Checked, limits: Limits) -> str:
+    assert checked.report is not None
+    stopped = next((v for v in checked.report.verdicts if v.terminates is None), None)
+    if stopped is None:
+        return ""
+    return (
+        f"<p class=inconclusive id=inconclusive>{term('inconclusive', 'Inconclusive')}: "
+        + esc(stopped_because(stopped, checked, limits))
+        + "</p>"
+    )
+
+
+def _head(checked: Checked, share: str) -> str:
     report = checked.report
     assert report is not None
     kind = esc(LANGUAGES[checked.language])
     launch = f" · launched with {esc(checked.launch)}" if checked.launch else ""
-    head = (
-        f"<p><b>{esc(report.program.name)}</b> · {kind}{launch} · "
-        f"{'canonical hash' if checked.language == 'axb' else 'hash'} <code>{esc(report.hash)}</code></p>"
+    hashed = "canonical hash" if checked.language == "axb" else "hash"
+    return (
+        f"<p class=summary><b>{esc(report.program.name)}</b> · {kind}{launch} · {hashed} "
+        f"<code>{esc(report.hash)}</code></p><p class=share><a href={attr(share)} id=share>Link to this check</a> "
+        "<span class=muted>(the address holds the whole test)</span> · "
+        f"<a href=# id=download-verdicts hidden data-name={attr(source_name(checked.language))}>"
+        "download the verdicts (JSON)</a></p>" + "".join(f"<p class=note>{esc(note)}</p>" for note in checked.notes)
     )
-    head += "".join(f"<p class=note>{esc(note)}</p>" for note in checked.notes)
-    if checked.inconclusive:
-        head += "<p class=inconclusive>Inconclusive: a bound of this server stopped the check (as exit 3).</p>"
-    return head
 
 
-def playground_page(
-    text: str,
-    checked: Checked | None,
-    svg: str | None,
-    note: str | None,
-    language: str = "axb",
-    fields: LaunchFields | None = None,
-    examples: Sequence[Example] = (),
-) -> str:
-    """The playground: the form (`text` in `language`, `fields`), the
-    examples, and `checked`'s error or verdicts, lasso and picture."""
-    fields = fields or LaunchFields()
-    result = ""
-    if checked is not None and checked.error is not None:
-        result = error_box(checked.error, text)
-    elif checked is not None and checked.report is not None:
-        query = play_query(text, language, fields)
-        table_html = verdict_table(checked.report, checked.view, "/playground", query)
-        result = _head(checked) + table_html + view_section(checked.report, checked.view, svg, note)
+def result_html(shown: Shown) -> str:
+    """The result column: the error, or the verdicts, expectations, lasso and picture."""
+    checked = shown.checked
+    if checked is None:
+        return "<div id=result></div>"
+    if checked.error is not None:
+        body = error_box(checked.error, "" if isinstance(checked.error, TooLarge) else checked.text)
+        return f"<div id=result>{body}</div>"
+    assert checked.report is not None
+    links = play_links(checked.text, checked.language, shown.fields)
+    share = "/playground?" + urlencode({**links.query, **({"view": view_name(checked.view)} if checked.view else {})})
+    drawing = checked.drawing
+    return (
+        f"<div id=result>{_head(checked, share)}{_expected(checked)}{_inconclusive(checked, shown.limits)}"
+        f"{verdict_table(checked.report, checked.view, links, shown.models)}"
+        f"{view_section(checked.report, checked.view, shown.svg, drawing.note, drawing.steps, links)}</div>"
+    )
+
+
+LEAD = (
+    "Write a test and check it under every {model}: whether it is {passes} or {fails}, with a {lasso} "
+    "of the run that never ends and the LTS it lives in. A test is an {axb} program "
+    "(<a href=/docs/axb>the language</a>) or a {kernel} in GLSL, HLSL or SPIR-V assembly "
+    "(<a href=/docs/kernels>kernels</a>: the header's <code>// progress:</code> line gives its launch)."
+)
+
+
+def playground_page(shown: Shown) -> str:
+    """The playground: the form, the examples, a suite's test to load, and the result."""
+    lead = LEAD.format(
+        model=term("progress model"),
+        passes=term("guaranteed to terminate"),
+        fails=term("may not terminate"),
+        lasso=term("lasso"),
+        axb=term("AXB"),
+        kernel=term("kernel"),
+    )
     body = (
-        "<p class=muted>Write an AXB test (the language: docs/axb.md), threads of "
-        "<code>AXB(loc, cmp, target, xchg, val)</code>, or a compute kernel in GLSL, HLSL or SPIR-V assembly "
-        "(docs/kernels.md: its header's <code>// progress:</code> line gives its launch). Check gives its verdict "
-        "under every progress model and fairness, the lasso of non-termination and the LTS.</p>"
-        f"{_examples(examples)}"
-        f"<div class=columns><div>{_form(text, language, fields)}</div><div id=result>{result}</div></div>"
+        f"{_examples(shown.examples)}{_load_form(shown.suites)}"
+        f"<div class=columns><div class=editor>{_form(shown)}</div>{result_html(shown)}</div>"
     )
-    return page("Playground", body, ("play.js",))
+    return page("Playground", body, ("play.js", "view.js"), lead=lead)

@@ -4,7 +4,8 @@ The body is JSON:
 
     {"suite": NAME, "suite_hash": HEX32, "date": "2026-12-01T20:50:00.000Z" (the run's start, UTC),
      "adapter": {"vendor": .., "architecture": .., "device": .., "description": ..},
-     "browser": USER_AGENT,
+     "browser": "Chrome 124 on Linux",   # a user agent is cut down to that before it is stored
+     "notes": "...",                # optional: at most 500 characters
      "settings": {"heuristics": [..], "iterations": N, "deadline_s": S, "instances": "auto" | M},
      "calibration": {..},           # optional: what the runner measured, kept as metadata
      "results": {TEST_KEY: {HEURISTIC: "P" | "F (k/N)", ...}, ...}}
@@ -32,11 +33,14 @@ from progress.gpu import records
 from progress.gpu.heuristics import HEURISTICS
 from progress.gpu.results import parse_cell
 from progress.gpu.runner import MAX_INSTANCES, MAX_ITERATIONS, Settings, check_settings
+from progress.web.runs import browser_summary
 from progress.web.suites import Suite
 
 ADAPTER_FIELDS = ("vendor", "architecture", "device", "description")
 MAX_TEXT = records.MAX_TEXT
 """The longest adapter field or browser string kept."""
+MAX_NOTES = 500
+"""The longest notes a submission may carry (line ends allowed)."""
 MAX_SETTINGS = 10 * records.MAX_TEXT
 """The database keeps a run's settings (here with the browser and calibration) as at most this much JSON."""
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
@@ -54,9 +58,11 @@ class Submission:
     date: str
     adapter: dict[str, str]
     browser: str
+    """The browser's family, version and system (`runs.browser_summary`): never a whole user agent."""
     settings: Settings
     calibration: dict[str, Any]
     results: dict[str, dict[str, str]]
+    notes: str = ""
 
     @property
     def device(self) -> str:
@@ -97,10 +103,11 @@ def parse_submission(body: bytes, suites: Mapping[str, Suite], address: str) -> 
         suite.hash,
         date,
         {f: _short(adapter.get(f, ""), f"adapter.{f}") for f in ADAPTER_FIELDS},
-        _short(data.get("browser", ""), "browser"),
+        browser_summary(_short(data.get("browser", ""), "browser")),
         settings,
         calibration,
         results,
+        _notes(data.get("notes", "")),
     )
 
 
@@ -138,6 +145,12 @@ def _short(value: object, where: str) -> str:
     if not isinstance(value, str) or len(value) > MAX_TEXT or not value.isprintable():
         raise Refused(f"{where}: expected a line of at most {MAX_TEXT} printable characters")
     return value
+
+
+def _notes(value: object) -> str:
+    if not isinstance(value, str) or len(value) > MAX_NOTES or not value.replace("\n", "").isprintable():
+        raise Refused(f"notes: expected at most {MAX_NOTES} printable characters (line ends allowed)")
+    return value.strip()
 
 
 def _settings(raw: object) -> Settings:
@@ -214,8 +227,12 @@ def to_run(submission: Submission, suite: Suite) -> records.Run:
         "adapter": {k: v for k, v in submission.adapter.items() if v},
         "calibration": submission.calibration,
     }
+    if submission.notes:
+        settings["notes"] = submission.notes
     if len(json.dumps(settings, sort_keys=True)) > MAX_SETTINGS:
-        raise Refused(f"settings, browser, adapter and calibration together exceed {MAX_SETTINGS} characters of JSON")
+        raise Refused(
+            f"settings, browser, adapter, calibration and notes together exceed {MAX_SETTINGS} characters of JSON"
+        )
     header = {
         "name": f"{submission.device} {BACKEND} {submission.date}",
         "device": submission.device,

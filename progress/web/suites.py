@@ -6,6 +6,7 @@ Pure: the CLI reads the files and hands over (key, text, program) triples.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -27,6 +28,8 @@ from progress.core.classify import (
 from progress.core.program import Program
 from progress.gpu import records
 from progress.models.base import ProgressModel
+from progress.web.playground import Drawing
+from progress.web.points import points
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,18 @@ class SuiteTest:
     @property
     def hash(self) -> str:
         return self.report.hash
+
+
+@dataclass(frozen=True)
+class TestView:
+    """A suite test as its page shows it: the verdict `view` checked again
+    (`report`: that verdict alone, with its lasso) and drawn."""
+
+    test: SuiteTest
+    view: tuple[str, str]
+    report: TestReport
+    svg: str | None
+    drawing: Drawing
 
 
 @dataclass(frozen=True)
@@ -61,7 +76,11 @@ class Suite:
     record: records.Suite
     classifications: dict[str, Classification]
     edges: tuple[Edge, ...]
+    points: tuple[Column, ...]
+    """The matrix's columns in the pages' order (`points.points`): `vector` lists them so."""
     _by_key: dict[str, SuiteTest] = field(repr=False, compare=False)
+    description: str = ""
+    """A sentence about the suite (its folder's README), or none."""
 
     @property
     def hash(self) -> str:
@@ -74,8 +93,9 @@ class Suite:
         return self._by_key.get(key)
 
     def vector(self, index: int) -> str:
-        """The test's verdicts as one `P`/`F`/`?` letter per matrix column."""
-        return "".join(cell_text(c) for c in self.matrix.rows[index].cells)
+        """The test's verdicts as one `P`/`F`/`?` letter per point, in the pages' order."""
+        cells = dict(zip(self.matrix.columns, self.matrix.rows[index].cells))
+        return "".join(cell_text(cells[c]) for c in self.points)
 
     def edge(self, label: str) -> Edge | None:
         return next((e for e in self.edges if e.label == label), None)
@@ -87,7 +107,11 @@ class Suite:
 
 
 def build_suite(
-    name: str, entries: Sequence[tuple[str, str, Program]], models: Sequence[ProgressModel], max_states: int
+    name: str,
+    entries: Sequence[tuple[str, str, Program]],
+    models: Sequence[ProgressModel],
+    max_states: int,
+    description: str = "",
 ) -> Suite:
     """Check every test under every model (no lassos) and classify the suite."""
     queries = queries_for(models)
@@ -104,7 +128,9 @@ def build_suite(
         records.suite_of(name, [(t.key, t.program) for t in tests]),
         {rule: classify(matrix, list(models), rule) for rule in (LATTICE, PAPER)},
         lattice_edges(models, columns),
+        points(models),
         {t.key: t for t in tests},
+        description,
     )
 
 
@@ -118,3 +144,14 @@ def lattice_edges(models: Sequence[ProgressModel], columns: tuple[Column, ...]) 
             if lower in below[upper] and not any(lower in below[mid] for mid in below[upper]):
                 edges.append(Edge(lower, upper))
     return tuple(edges)
+
+
+def description_of(readme: str, limit: int = 300) -> str:
+    """A suite's README in one line: its first paragraph that is not a heading,
+    Markdown's emphasis and link targets dropped, cut at `limit` characters."""
+    for block in readme.replace("\r\n", "\n").split("\n\n"):
+        text = " ".join(line.strip() for line in block.splitlines() if line.strip())
+        if text and not text.startswith("#"):
+            text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text).replace("`", "").replace("*", "")
+            return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+    return ""

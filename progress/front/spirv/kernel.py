@@ -124,6 +124,20 @@ class KernelSystem:
         cells = ", ".join(self._cell_names.get(c, f"cell {c}") for c in access.cells)
         return StepNote(inst.where(), text, f"{inst.opcode[2:]} {cells}")
 
+    def held(self, state: State, unit: int) -> tuple[int, ...]:
+        """The live integer values and variable cells of every frame, then the
+        Private variables (pointers are positions, not values: left out)."""
+        _, frames, private = self._locals[state[self._cells + unit]]
+        found: list[int] = []
+        for frame in frames:
+            for _, value in frame[4]:
+                found += _integers(value)
+            for _, cells in frame[5]:
+                found += cells
+        for _, cells in private:
+            found += cells
+        return tuple(found)
+
     def waits(self, state: State) -> tuple[tuple[int, StepNote], ...]:
         locals_ = state[self._cells :]
         return tuple((u, self.note(state, u)) for u, local in enumerate(locals_) if self._status[local] != RETURNED)
@@ -205,6 +219,15 @@ def _check_launch(workgroups: int, per_group: int, path: str) -> None:
             "(the state space grows exponentially in them; --local-size sets a smaller workgroup where the "
             "kernel's size is a specialization constant or read as gl_WorkGroupSize)"
         )
+
+
+def _integers(value: Any) -> list[int]:
+    """An integer or a vector of them as a list; a pointer (a tagged tuple) as none."""
+    if isinstance(value, int):
+        return [value]
+    if isinstance(value, tuple) and all(isinstance(v, int) for v in value):
+        return list(value)
+    return []
 
 
 def _position(local: Any) -> tuple[Any, ...]:

@@ -1,0 +1,252 @@
+"""`progress run KERNEL` for real, on whatever wgpu adapter is here (lavapipe in CI).
+
+With LP_NUM_THREADS=1 lavapipe runs the workgroups of a dispatch one after
+another, each to its end, in id order: a terminating kernel's outputs are
+then one deterministic set of bytes, which the instrumented kernel must
+reproduce byte for byte; a kernel whose wait is never satisfied must time
+out at that wait in every iteration, leave cleanly (no hang, no cut loop)
+and the run go on. As in tests/test_gpu_wgpu.py, a missing wgpu or adapter
+FAILS these tests unless PROGRESS_SKIP_WGPU=1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from progress.back.spirv_deadline import instrument
+from progress.back.spirv_edit import without_line_info
+from progress.back.spirv_encode import encode
+from progress.cli import main
+from progress.cli.kernel_run import prepared
+from progress.front.header import LaunchSettings
+from progress.front.spirv.load import kind_of, load_kernel
+from progress.gpu.kernel_run import Shape
+from progress.gpu.runner import BackendUnavailable
+
+os.environ.setdefault("LP_NUM_THREADS", "1")
+
+REPO = Path(__file__).parents[1]
+LITMUS = REPO / "litmus" / "kernels"
+RUN = REPO / "tests" / "data" / "kernels" / "run"
+TERMINATING = [
+    "tas_spinlock.comp",
+    "ticket_lock.comp",
+    "message_passing.comp",
+    "lookback_scan.comp",
+    "lookback_fallback.comp",
+    "occupancy_discovery.comp",
+    "plain_spin.comp",
+    "hlsl_ticket_lock.hlsl",
+    "spvasm_spinlock.spvasm",
+]
+"""Kernels that end on lavapipe with one thread (workgroups in id order, each to its end)."""
+
+
+@pytest.fixture(scope="module")
+def engine():
+    try:
+        from progress.gpu.wgpu_kernel import WgpuKernel
+
+        return WgpuKernel()
+    except BackendUnavailable as error:
+        if os.environ.get("PROGRESS_SKIP_WGPU") == "1":
+            pytest.skip(f"PROGRESS_SKIP_WGPU=1: {error}")
+        pytest.fail(f"the wgpu backend cannot run here: {error}", pytrace=False)
+
+
+def run(engine, path: Path, shape: Shape, iterations: int = 2, budget: int = 20000, plain: bool = False):
+    loaded, launch, system = prepared(str(path), LaunchSettings())
+    if plain:
+        launch = replace(launch, binary=encode(without_line_info(loaded.module)), control_set=None)
+    return launch, engine.run_kernel(launch, engine.kernel_pipeline(launch), shape, iterations, budget, 120.0)
+
+
+def words(outcome) -> list[tuple[int, ...]]:
+    return [struct.unpack(f"<{len(b) // 4}I", b) for b in outcome.buffers]
+
+
+@pytest.mark.parametrize("name", TERMINATING)
+def test_terminating_kernels_give_the_same_bytes_with_and_without_instrumentation(engine, name):
+    _, plain = run(engine, LITMUS / name, Shape("alone"), plain=True)
+    launch, instrumented = run(engine, LITMUS / name, Shape("alone"))
+    assert all(it.finished(launch.invocations) for it in instrumented.iterations)
+    assert instrumented.buffers == plain.buffers
+    assert any(any(w) for w in words(plain))  # the kernel wrote something
+
+
+def test_a_timeout_is_recorded_at_the_right_loop(engine):
+    launch, outcome = run(engine, RUN / "two_loops.comp", Shape("alone"), iterations=3, budget=500)
+    assert [s.where.rsplit(":", 1)[1] for s in launch.sites] == ["10", "13"]
+    for it in outcome.iterations:
+        assert not it.finished(launch.invocations)
+        assert it.first_site == 1
+        first, second = it.workgroups
+        assert (first.done, first.left, first.site, first.expired) == (0, 1, 1, False)
+        # workgroup 1 runs after workgroup 0 expired the launch: it leaves at its first check
+        assert (second.done, second.left, second.site, second.expired) == (0, 1, 0, True)
+    assert outcome.buffers is None  # outputs are kept from finished iterations only
+
+
+def test_a_timeout_in_a_called_function_leaves_the_entry_point(engine):
+    launch, outcome = run(engine, RUN / "spin_in_function.comp", Shape("alone"), budget=300)
+    assert outcome.buffers is None
+    (record,) = outcome.iterations[0].workgroups
+    assert (record.done, record.left, record.site) == (0, 1, 0)
+    assert launch.sites[0].function.startswith("wait_for")
+
+
+def test_a_barrier_in_a_spinning_loop_does_not_hang(engine):
+    launch, outcome = run(engine, RUN / "barrier_loop.comp", Shape("alone"), budget=300)
+    (record,) = outcome.iterations[0].workgroups
+    assert record.done == 0 and record.left == 4 and record.site in (0, 1)
+
+
+@pytest.mark.parametrize(
+    "shape, order",
+    [("alone", [0, 1, 2, 3]), ("reverse", [3, 2, 1, 0]), ("interleave", [0, 2, 1, 3])],
+)
+def test_launch_shapes_map_workgroup_ids_as_documented(engine, shape, order):
+    launch, outcome = run(engine, RUN / "ids.comp", Shape(shape))
+    count, *rest = words(outcome)[0]
+    assert count == 4
+    ids, counts, globals_ = rest[0:4], rest[4:8], rest[8:12]
+    assert list(ids) == order  # lavapipe (one thread) runs hardware ids in order
+    assert list(counts) == [4] * 4
+    assert list(globals_) == [2 * w for w in order]
+
+
+def test_occupiers_stay_out_of_the_kernels_ids(engine):
+    launch, outcome = run(engine, RUN / "ids.comp", Shape("occupied", occupiers=3), budget=200)
+    it = outcome.iterations[0]
+    # one thread: each occupier's invocations spin their budget before the kernel runs
+    assert it.occupier_timeouts == 3 * launch.invocations
+    assert all(w.done == 2 and not w.left for w in it.workgroups)  # no loop: the kernel still ends
+    assert not it.finished(launch.invocations)
+
+
+def test_a_deadlocking_kernel_times_out_every_iteration_and_the_run_goes_on(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    with pytest.raises(SystemExit) as exit_info:
+        main(
+            [
+                "run",
+                str(LITMUS / "mutual_wait.comp"),
+                str(LITMUS / "ticket_lock.comp"),
+                "--iterations",
+                "4",
+                "--deadline",
+                "1ms",
+                "--shapes",
+                "alone,reverse",
+                "-o",
+                str(out),
+            ]
+        )
+    assert exit_info.value.code == 0
+    report = json.loads(out.read_text())
+    deadlock, ticket = report["kernels"]
+    for shape in ("alone", "reverse"):
+        cell = deadlock["shapes"][shape]
+        assert cell["cell"] == "F (4/4)"
+        assert cell["first_sites"] == {"0": 4}
+        assert all(not it["finished"] for it in cell["iterations"])
+        assert all(w[1] == 1 for it in cell["iterations"] for w in it["workgroups"])
+    assert ticket["shapes"]["alone"]["cell"] == "P"
+    assert ticket["shapes"]["alone"]["outputs"] == "a terminal state of the kernel"
+    assert deadlock["violations"] == [] and ticket["violations"] == []
+    text = capsys.readouterr().out
+    assert "mutual_wait.comp: 2 workgroups" in text and "ticket_lock.comp: 3 workgroups" in text
+    assert report["device"] and report["shapes"] == ["alone", "reverse"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--shapes", "sideways"], "unknown launch shape(s) sideways"),
+        (["--occupy", "0"], "--occupy takes auto or a number from 1 to 65534"),
+        (["--occupy", "x"], "--occupy takes auto"),
+        (["--deadline", "5"], "a deadline needs a unit"),
+        (["--backend", "cpu"], "kernels run on --backend wgpu only"),
+        ([str(REPO / "litmus" / "paper" / "mutex.axb")], "not both"),
+        (["--init", "nothing=1"], "no shared memory cell is called 'nothing'"),
+    ],
+)
+def test_kernel_run_refuses_bad_options_with_exit_2(tmp_path, capsys, args, message):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(LITMUS / "tas_spinlock.comp"), *args, "-o", str(tmp_path / "r.json")])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_kernel_run_refuses_to_overwrite_its_results(tmp_path, capsys):
+    (tmp_path / "r.json").write_text("{}")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(LITMUS / "tas_spinlock.comp"), "-o", str(tmp_path / "r.json")])
+    assert exit_info.value.code == 2 and "--force" in capsys.readouterr().err
+    assert (tmp_path / "r.json").read_text() == "{}"
+
+
+def test_no_check_runs_a_launch_too_large_to_check(tmp_path, capsys):
+    out = tmp_path / "big.json"
+    sizes = ["--buffer", "flags=100", "--buffer", "aggregates=100", "--buffer", "prefixes=100"]
+    args = ["run", str(LITMUS / "lookback_dynamic.comp"), "--workgroups", "100", *sizes, "--iterations", "2"]
+    with pytest.raises(SystemExit) as refused:
+        main([*args, "-o", str(out)])
+    assert refused.value.code == 2 and "outside 1..64" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main([*args, "--no-check", "--shapes", "alone,reverse", "-o", str(out)])
+    assert exit_info.value.code == 0
+    (kernel,) = json.loads(out.read_text())["kernels"]
+    assert kernel["verdicts"] == {} and kernel["workgroups"] == 100
+    for shape in ("alone", "reverse"):
+        assert kernel["shapes"][shape]["cell"] == "P"
+        assert kernel["shapes"][shape]["outputs"] == "not compared (--no-check)"
+        assert kernel["shapes"][shape]["iterations"][0]["workgroups"] == {
+            "returned_all": 100,
+            "left": 0,
+            "left_by_own_deadline": 0,
+        }
+
+
+@pytest.mark.parametrize("name", ["lookback_scan.comp", "lookback_fallback.comp", "hlsl_ticket_lock.hlsl"])
+def test_optimized_kernels_with_loop_phis_give_the_same_bytes(engine, name):
+    """spirv-opt -O puts OpPhis in loop headers (a header split by the pass
+    keeps them); naga refuses some -O modules outright (tas_spinlock: "atomic
+    upgrade error"), these three it takes."""
+    path = LITMUS / name
+    _, launch, _ = prepared(str(path), LaunchSettings())
+    optimized = load_kernel(path.read_bytes(), path.name, kind_of(path) or "", optimized=True)
+    assert any(i.opcode == "OpPhi" for i in optimized.module.instructions)
+    done = instrument(optimized.module, optimized.entry.name)
+    instrumented = replace(launch, binary=encode(without_line_info(done.module)), sites=done.sites)
+    plain = replace(launch, binary=encode(without_line_info(optimized.module)), control_set=None)
+    outputs = [
+        engine.run_kernel(k, engine.kernel_pipeline(k), Shape("alone"), 2, 20000, 120.0).buffers
+        for k in (plain, instrumented)
+    ]
+    assert outputs[0] == outputs[1] and outputs[0] is not None
+
+
+def test_kernels_a_device_cannot_run_are_reported_and_the_others_run(tmp_path, capsys):
+    """spec_ticket_lock.comp: its specialization and push constants are not
+    passed to a device yet; vulkan_mm_message_passing.comp: naga refuses the
+    Vulkan memory model's device scope. Neither stops the run."""
+    out = tmp_path / "r.json"
+    kernels = [
+        str(LITMUS / n) for n in ("spec_ticket_lock.comp", "vulkan_mm_message_passing.comp", "tas_spinlock.comp")
+    ]
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", *kernels, "--iterations", "1", "--shapes", "alone", "-o", str(out)])
+    assert exit_info.value.code == 0
+    spec, vulkan_mm, tas = json.loads(out.read_text())["kernels"]
+    assert "does not pass specialization constants (--spec)" in spec["refused"]
+    assert "VulkanMemoryModelDeviceScope" in vulkan_mm["refused"]
+    assert tas["shapes"]["alone"]["cell"] == "P"
+    assert capsys.readouterr().out.count("not run: ") == 2
