@@ -23,9 +23,13 @@ KERNELS = (
     "local_livelock.comp",
     "occupancy_discovery.comp",
     "hlsl_spinlock.hlsl",
+    "wgsl_message_passing.wgsl",
+    "wgsl_spec_ticket_lock.wgsl",
     "spvasm_spinlock.spvasm",
 )
-"""The kernels offered, in order; `occupancy_discovery` is larger than the playground draws."""
+"""The kernels offered, in order (a WGSL one is the corpus's twin in litmus/kernels/wgsl/, its link
+named `wgsl_` + the twin's name so that stems stay apart); `occupancy_discovery` is larger than the
+playground draws."""
 MUTEX = """\
 test mutex
 # Fig. 2 of the paper: two threads acquire and release one lock.

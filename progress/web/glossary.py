@@ -43,7 +43,7 @@ GROUPS: tuple[tuple[str, tuple[Term, ...]], ...] = (
             ),
             Term(
                 "kernel",
-                "A GPU compute shader (GLSL, HLSL or SPIR-V assembly) checked as a test: its workgroups are "
+                "A GPU compute shader (GLSL, HLSL, WGSL or SPIR-V assembly) checked as a test: its workgroups are "
                 "the models' threads, its invocations interleave.",
                 doc="kernels",
             ),

@@ -1,6 +1,8 @@
-"""The playground's kernels: a GLSL, HLSL or SPIR-V assembly compute shader's
-text and the form's launch fields, loaded by the SPIR-V front end within the
-request's bounds, as the System `progress check` checks.
+"""The playground's kernels: a GLSL, HLSL, WGSL or SPIR-V assembly compute
+shader's text and the form's launch fields, loaded by the SPIR-V front end
+within the request's bounds, as the System `progress check` checks (WGSL
+through naga under Node on the server, as the command line reads it:
+docs/web.md says why not in the page).
 
 The same path as `progress check k.comp` (`load_kernel`: header, toolchain,
 decoder, source lines, spirv-val, the subset; `launch_system`): the header's
@@ -39,7 +41,7 @@ from progress.front.spirv.toolchain import ToolLimits
 from progress.source import error_at, source_lines
 from progress.web.limits import Limits
 
-SOURCES = {"glsl": "kernel.comp", "hlsl": "kernel.hlsl", "spvasm": "kernel.spvasm"}
+SOURCES = {"glsl": "kernel.comp", "hlsl": "kernel.hlsl", "wgsl": "kernel.wgsl", "spvasm": "kernel.spvasm"}
 """Kernel language -> the name its errors and lassos give the text (`kernel.comp:12:5`)."""
 TEST_NAME = "kernel"
 """The name of a playground kernel in reports."""
@@ -99,9 +101,13 @@ class LaunchFields:
         )
 
 
-def load_system(text: str, language: str, fields: LaunchFields, limits: Limits) -> tuple[KernelSystem, LaunchSettings]:
+def load_system(
+    text: str, language: str, fields: LaunchFields, limits: Limits
+) -> tuple[KernelSystem, LaunchSettings, tuple[str, ...]]:
     """The kernel in `text` launched by its header and `fields` (see the
-    module's contract), and the settings it is launched with."""
+    module's contract), the settings it is launched with, and what the
+    reader says about how it read it (`LoadedKernel.notes`: naga's loop
+    bounds removed, overrides' values)."""
     given = fields.settings()
     if language in ("glsl", "hlsl"):
         refuse_includes(text, SOURCES[language])
@@ -110,7 +116,7 @@ def load_system(text: str, language: str, fields: LaunchFields, limits: Limits) 
         raise InputError("the kernel is empty: write a compute shader (or pick an example)")
     tools = ToolLimits(limits.tool_timeout_s, limits.tool_memory_bytes)
     loaded = load_kernel(data, SOURCES[language], language, given, limits=tools)
-    return launch_system(loaded, TEST_NAME, SOURCES[language]), loaded.settings
+    return launch_system(loaded, TEST_NAME, SOURCES[language]), loaded.settings, loaded.notes
 
 
 _INCLUDE = re.compile(r"\binclude\b", re.ASCII)

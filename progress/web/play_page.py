@@ -91,6 +91,11 @@ def _language_options(language: str) -> str:
     )
 
 
+def _accepted() -> str:
+    """The file suffixes the editor opens: each language's, `.glsl` and `.txt`."""
+    return ",".join([*(suffix(key) for key in LANGUAGES), ".glsl", ".txt"])
+
+
 def _launch(language: str, fields: LaunchFields) -> str:
     hidden = " hidden disabled" if language == "axb" else ""
     inputs = [
@@ -119,7 +124,7 @@ def _form(shown: Shown) -> str:
         "<form method=post action=/playground id=play>"
         f"<div class=editor-bar><label>Language <select name=lang id=lang>{_language_options(shown.language)}"
         "</select></label><span class=files hidden><label class=file>Open a file "
-        "<input type=file id=upload accept='.axb,.comp,.glsl,.hlsl,.spvasm,.txt'></label>"
+        f"<input type=file id=upload accept={attr(_accepted())}></label>"
         "<button type=button id=save class=quiet>Save the test</button></span></div>"
         f"<textarea name=test id=test spellcheck=false wrap=soft rows=22 aria-label='the test'>{esc(shown.text)}"
         f"</textarea><p class='muted size' id=size data-limit={limit}>{size} of {limit} bytes</p>"
@@ -213,7 +218,7 @@ def result_html(shown: Shown) -> str:
 LEAD = (
     "Write a test and check it under every {model}: whether it is {passes} or {fails}, with a {lasso} "
     "of the run that never ends and the LTS it lives in. A test is an {axb} program "
-    "(<a href=/docs/axb>the language</a>) or a {kernel} in GLSL, HLSL or SPIR-V assembly "
+    "(<a href=/docs/axb>the language</a>) or a {kernel} in GLSL, HLSL, WGSL or SPIR-V assembly "
     "(<a href=/docs/kernels>kernels</a>: the header's <code>// progress:</code> line gives its launch)."
 )
 

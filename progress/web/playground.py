@@ -36,7 +36,7 @@ from progress.web.limits import Limits, state_bound
 
 SOURCE = "test.axb"
 """The name errors give the playground's .axb text (`test.axb:3:7`)."""
-LANGUAGES = {"axb": "AXB", "glsl": "GLSL", "hlsl": "HLSL", "spvasm": "SPIR-V assembly"}
+LANGUAGES = {"axb": "AXB", "glsl": "GLSL", "hlsl": "HLSL", "wgsl": "WGSL", "spvasm": "SPIR-V assembly"}
 """The playground's languages (the URL's `lang`) and their names, in the
 language switch's order. A kernel language also needs its source name in
 `kernel_check.SOURCES` (its suffix is the editor's) and its comment marker
@@ -174,11 +174,11 @@ def _check(
         bound = state_bound(limits, len(program.threads), len(program.locations))
         report = check_program(program, queries, max_states=bound, time_limit=limits.time_limit_s)
         return program, report, None, (), bound, cells
-    system, settings = load_system(text, language, fields, limits)
+    system, settings, read = load_system(text, language, fields, limits)
     cells = len(system.groups) + len(system.layout.initial)
     bound = state_bound(limits, len(system.groups), len(system.layout.initial))
     report = check_system(system, queries, max_states=bound, time_limit=limits.time_limit_s)
-    notes = (OPTIMIZE_NOTE,) if settings.optimize else ()
+    notes = read + ((OPTIMIZE_NOTE,) if settings.optimize else ())
     return system, report, launch_text(system, settings), notes, bound, cells
 
 

@@ -1,0 +1,1 @@
+../../../litmus/kernels/wgsl/message_passing.wgsl

@@ -1,0 +1,1 @@
+../../../litmus/kernels/wgsl/spec_ticket_lock.wgsl
