@@ -3,7 +3,7 @@ in the same run (issue 31).
 
     python benchmarks/bench_wgsl_front.py [--repeat 5] [--out docs/results]
 
-For every kernel of litmus/kernels/ and its twin in litmus/kernels/wgsl/:
+For every kernel of litmus/kernels/ and its twin in litmus/wgsl/:
 `load_kernel` cold (a fresh cache directory: the compiler and spirv-val run)
 and warm (cache hits), medians of --repeat runs in this process; for the
 WGSL one also its parts: marking the statements, naga under Node, and the
@@ -77,7 +77,7 @@ def main() -> int:
     sys.path.insert(0, str(REPO))
     meta = run_meta("bench_wgsl_front.py")
     rows = []
-    for twin in sorted((KERNELS / "wgsl").glob("*.wgsl")):
+    for twin in sorted((REPO / "litmus" / "wgsl").glob("*.wgsl")):
         original = next(p for p in KERNELS.iterdir() if p.stem == twin.stem and p.suffix in KINDS)
         row = {"kernel": twin.stem, "twin": original.name}
         row["twin_cold_ms"], row["twin_warm_ms"] = load_costs(original, args.repeat)

@@ -34,7 +34,7 @@ from tests.browser import launch, server  # noqa: E402
 MUTEX = (REPO / "litmus" / "paper" / "mutex.axb").read_text()
 BAD = "test broken\nthread 0\n  AXB(x, 0, 1, true, 1)\nthread 2\n  AXB(x, 1, 0, false, 0)\n"
 TAS = (REPO / "litmus" / "kernels" / "tas_spinlock.comp").read_text()
-WGSL_MP = (REPO / "litmus" / "kernels" / "wgsl" / "message_passing.wgsl").read_text()
+WGSL_MP = (REPO / "litmus" / "wgsl" / "message_passing.wgsl").read_text()
 FLOAT = TAS.replace("counter = counter + 1u;", "counter = uint(float(counter) * 1.5);")
 WIDE = "".join(f"thread {i}\n  AXB(x, 0, 1, true, 1)\n  AXB(y, 0, 2, true, 1)\n" for i in range(40))
 EXPECT = MUTEX.replace("HSA/weak F", "HSA/weak P")  # the header expects what the test does not do

@@ -21,7 +21,7 @@ from progress.front.spirv.load import launch_system, load_kernel
 from progress.front.wgsl import compile as wgsl_compile
 from progress.front.wgsl.compile import FILE_NAME, wgsl_to_spirv
 
-CORPUS = sorted((REPO / "litmus" / "kernels" / "wgsl").glob("*.wgsl"))
+CORPUS = sorted((REPO / "litmus" / "wgsl").glob("*.wgsl"))
 WGSL_OF = {
     "OpAtomicLoad": "atomicLoad",
     "OpAtomicStore": "atomicStore",
@@ -187,7 +187,7 @@ def test_a_refusal_points_at_the_statement_not_at_the_hoisted_access():
 )
 def test_buffers_are_named_by_their_variables(name, cells):
     """naga's block around each buffer has one unnamed member: it takes the buffer's name."""
-    path = REPO / "litmus" / "kernels" / "wgsl" / name
+    path = REPO / "litmus" / "wgsl" / name
     text = path.read_text()
     header = launch_settings(text, name, "wgsl")
     kernel = load_kernel(path.read_bytes(), name, "wgsl", header)

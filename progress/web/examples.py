@@ -27,7 +27,7 @@ KERNELS = (
     "wgsl_spec_ticket_lock.wgsl",
     "spvasm_spinlock.spvasm",
 )
-"""The kernels offered, in order (a WGSL one is the corpus's twin in litmus/kernels/wgsl/, its link
+"""The kernels offered, in order (a WGSL one is the corpus's twin in litmus/wgsl/, its link
 named `wgsl_` + the twin's name so that stems stay apart); `occupancy_discovery` is larger than the
 playground draws."""
 MUTEX = """\

@@ -1,1 +1,1 @@
-../../../litmus/kernels/wgsl/message_passing.wgsl
+../../../litmus/wgsl/message_passing.wgsl

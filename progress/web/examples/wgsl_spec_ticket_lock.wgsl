@@ -1,1 +1,1 @@
-../../../litmus/kernels/wgsl/spec_ticket_lock.wgsl
+../../../litmus/wgsl/spec_ticket_lock.wgsl

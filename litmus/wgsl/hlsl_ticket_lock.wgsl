@@ -6,7 +6,7 @@
 // --buffer tickets=2 --buffer counter=2), read again at the end of each
 // turn of the wait.
 //
-// The verdicts, and why, are those of ../hlsl_ticket_lock.hlsl.
+// The verdicts, and why, are those of ../kernels/hlsl_ticket_lock.hlsl.
 
 @group(0) @binding(0) var<storage, read_write> tickets: array<atomic<u32>>;
 @group(0) @binding(1) var<storage, read_write> counter: array<u32>;

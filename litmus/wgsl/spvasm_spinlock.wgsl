@@ -6,7 +6,7 @@
 // exchange swapped out a 0 (the assembly's loop that branches back to its
 // header).
 //
-// The verdicts, and why, are those of ../spvasm_spinlock.spvasm.
+// The verdicts, and why, are those of ../kernels/spvasm_spinlock.spvasm.
 
 struct Mem {
     lock: atomic<u32>,

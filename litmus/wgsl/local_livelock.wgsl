@@ -5,7 +5,7 @@
 // (`atomicLoad` into a `let`) and spins on the value it read: a loop that
 // touches no memory.
 //
-// The verdicts, and why, are those of ../local_livelock.comp.
+// The verdicts, and why, are those of ../kernels/local_livelock.comp.
 
 @group(0) @binding(0) var<storage, read_write> flag: atomic<u32>;
 @group(0) @binding(1) var<storage, read_write> result: u32;

@@ -4,7 +4,7 @@
 // prodcons_queue.comp in WGSL: a bounded queue of two slots, `for` loops
 // over three items, head and tail atomics awaited with `atomicLoad`.
 //
-// The verdicts, and why, are those of ../prodcons_queue.comp.
+// The verdicts, and why, are those of ../kernels/prodcons_queue.comp.
 
 struct Queue {
     head: atomic<u32>,

@@ -6,7 +6,7 @@
 // is `atomicLoad`, as WebGPU code writes it; the outer `while (true)` is
 // WGSL's `loop`.
 //
-// The verdicts, and why, are those of ../ttas_spinlock.comp.
+// The verdicts, and why, are those of ../kernels/ttas_spinlock.comp.
 
 @group(0) @binding(0) var<storage, read_write> lock: atomic<u32>;
 @group(0) @binding(1) var<storage, read_write> counter: u32;

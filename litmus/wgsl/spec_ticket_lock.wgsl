@@ -9,7 +9,7 @@
 // naga's push constants). The header's --local-size sets WORKGROUP, --spec
 // sets ROUNDS, --push the immediate, as the GLSL version's header does.
 //
-// The verdicts, and why, are those of ../spec_ticket_lock.comp.
+// The verdicts, and why, are those of ../kernels/spec_ticket_lock.comp.
 
 @id(0) override WORKGROUP: u32 = 64u;
 @id(1) override ROUNDS: u32 = 8u;

@@ -5,7 +5,7 @@
 // as the RWStructuredBuffer is; one element each: --buffer lock=1 --buffer
 // counter=1), the exchange's old value kept in a `var`.
 //
-// The verdicts, and why, are those of ../hlsl_spinlock.hlsl.
+// The verdicts, and why, are those of ../kernels/hlsl_spinlock.hlsl.
 
 @group(0) @binding(0) var<storage, read_write> lock: array<atomic<u32>>;
 @group(0) @binding(1) var<storage, read_write> counter: array<u32>;

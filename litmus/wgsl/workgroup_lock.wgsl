@@ -5,7 +5,7 @@
 // `var<workgroup> lock: atomic<u32>`, two invocations a workgroup taking
 // turns to add to their workgroup's element of `sums`.
 //
-// The verdicts, and why, are those of ../workgroup_lock.comp.
+// The verdicts, and why, are those of ../kernels/workgroup_lock.comp.
 
 @group(0) @binding(0) var<storage, read_write> sums: array<u32, 2>;
 var<workgroup> lock: atomic<u32>;

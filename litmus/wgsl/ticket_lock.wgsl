@@ -4,7 +4,7 @@
 // ticket_lock.comp in WGSL: the two counters atomics in one struct, the
 // served ticket read with `atomicLoad` (GLSL's version adds 0).
 //
-// The verdicts, and why, are those of ../ticket_lock.comp.
+// The verdicts, and why, are those of ../kernels/ticket_lock.comp.
 
 struct Tickets {
     next: atomic<u32>,

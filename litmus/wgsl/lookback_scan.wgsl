@@ -8,7 +8,7 @@
 // `atomicLoad` of the previous tiles' flags, then publishing its inclusive
 // prefix (flag 2).
 //
-// The verdicts, and why, are those of ../lookback_scan.comp.
+// The verdicts, and why, are those of ../kernels/lookback_scan.comp.
 
 struct Tiles {
     next_tile: atomic<u32>,

@@ -9,7 +9,7 @@
 // flag and copies data[0] to data[1]. WGSL reads data[0] atomically only if
 // it is an atomic, so `data` is `array<atomic<u32>>`.
 //
-// The verdicts, and why, are those of ../dat3m_message_passing.spvasm.
+// The verdicts, and why, are those of ../kernels/dat3m_message_passing.spvasm.
 
 @group(0) @binding(0) var<storage, read_write> flag: array<atomic<u32>>;
 @group(0) @binding(1) var<storage, read_write> data: array<atomic<u32>>;

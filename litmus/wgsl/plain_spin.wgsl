@@ -7,7 +7,7 @@
 // verdicts. naga writes the plain loads as they are; `--optimize` shows what
 // `spirv-opt -O` makes of the loop, as for plain_spin.comp.
 //
-// The verdicts, and why, are those of ../plain_spin.comp.
+// The verdicts, and why, are those of ../kernels/plain_spin.comp.
 
 struct Message {
     data: u32,

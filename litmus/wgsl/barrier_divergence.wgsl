@@ -6,7 +6,7 @@
 // of its workgroup waits at `workgroupBarrier()` for it. naga accepts the
 // barrier in non-uniform control flow (Tint would not).
 //
-// The verdicts, and why, are those of ../barrier_divergence.comp.
+// The verdicts, and why, are those of ../kernels/barrier_divergence.comp.
 
 const ELEMENTS = 3u;
 

@@ -1,13 +1,11 @@
 // progress: --workgroups 2
 // expect: unfair F | fair/weak P | fair/strong P | HSA/weak P | HSA/strong P | OBE/weak F | OBE/strong F | HSA+OBE/weak P | HSA+OBE/strong P | LOBE/weak P | LOBE/strong P
 //
-// volatile_spin.comp in WGSL. WGSL has no `volatile`: what WebGPU code
-// writes to make a wait read memory every time is an atomic, here a
-// `loop` that leaves when `atomicLoad` sees the flag. The verdicts are
-// volatile_spin.comp's (and message_passing's); unlike the volatile load,
-// the atomic load survives `spirv-opt -O`.
+// message_passing.comp in WGSL: the flag an `atomic<u32>`, set with
+// `atomicStore` and awaited with `atomicLoad` (WGSL's relaxed atomics, as
+// WebGPU code passes a message between workgroups); the data plain.
 //
-// The verdicts, and why, are those of ../volatile_spin.comp.
+// The verdicts, and why, are those of ../kernels/message_passing.comp.
 
 struct Message {
     data: u32,
@@ -23,10 +21,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>) {
         message.data = 42u;
         atomicStore(&flag, 1u);
     } else {
-        loop {
-            if (atomicLoad(&flag) != 0u) {
-                break;
-            }
+        while (atomicLoad(&flag) == 0u) {
         }
         message.result = message.data;
     }

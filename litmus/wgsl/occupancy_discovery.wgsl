@@ -6,7 +6,7 @@
 // functions around an atomic mutex, the `closed` and `count` fields read and
 // written plainly under it, then a barrier among the workgroups that joined.
 //
-// The verdicts, and why, are those of ../occupancy_discovery.comp.
+// The verdicts, and why, are those of ../kernels/occupancy_discovery.comp.
 
 struct Discovery {
     mutex: atomic<u32>,

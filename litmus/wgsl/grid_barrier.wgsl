@@ -6,7 +6,7 @@
 // then waits on with `atomicLoad` until every workgroup (`num_workgroups`)
 // has arrived.
 //
-// The verdicts, and why, are those of ../grid_barrier.comp.
+// The verdicts, and why, are those of ../kernels/grid_barrier.comp.
 
 @group(0) @binding(0) var<storage, read_write> arrived: atomic<u32>;
 @group(0) @binding(1) var<storage, read_write> values: array<u32, 4>;

@@ -5,7 +5,7 @@
 // taken by atomicExchange in a `while` loop, the counter a plain `u32` (a
 // load and a store inside the critical section).
 //
-// The verdicts, and why, are those of ../tas_spinlock.comp.
+// The verdicts, and why, are those of ../kernels/tas_spinlock.comp.
 
 @group(0) @binding(0) var<storage, read_write> lock: atomic<u32>;
 @group(0) @binding(1) var<storage, read_write> counter: u32;

@@ -5,7 +5,7 @@
 // invocations, only the first reaches `workgroupBarrier()` (inside an `if` on
 // `local_invocation_id`, which naga accepts), the other returns.
 //
-// The verdicts, and why, are those of ../spvasm_barrier_deadlock.spvasm.
+// The verdicts, and why, are those of ../kernels/spvasm_barrier_deadlock.spvasm.
 
 @group(0) @binding(0) var<storage, read_write> seen: u32;
 
