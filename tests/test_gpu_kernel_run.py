@@ -23,7 +23,7 @@ from progress.back.spirv_deadline import instrument
 from progress.back.spirv_edit import without_line_info
 from progress.back.spirv_encode import encode
 from progress.cli import main
-from progress.cli.kernel_run import prepared
+from progress.cli.kernel_run import kernel_launch, prepared
 from progress.front.header import LaunchSettings
 from progress.front.spirv.load import kind_of, load_kernel
 from progress.gpu.kernel_run import Shape
@@ -60,8 +60,12 @@ def engine():
         pytest.fail(f"the wgpu backend cannot run here: {error}", pytrace=False)
 
 
-def run(engine, path: Path, shape: Shape, iterations: int = 2, budget: int = 20000, plain: bool = False):
+def run(
+    engine, path: Path, shape: Shape, iterations: int = 2, budget: int = 20000, plain: bool = False, leave="return"
+):
     loaded, launch, system = prepared(str(path), LaunchSettings())
+    if leave != "return":  # the page's module: leaving by breaking, occupiers only without barriers
+        launch = kernel_launch(loaded, launch.name, leave, occupiers=shape.name == "occupied")
     if plain:
         launch = replace(launch, binary=encode(without_line_info(loaded.module)), control_set=None)
     return launch, engine.run_kernel(launch, engine.kernel_pipeline(launch), shape, iterations, budget, 120.0)
@@ -74,14 +78,16 @@ def words(outcome) -> list[tuple[int, ...]]:
 @pytest.mark.parametrize("name", TERMINATING)
 def test_terminating_kernels_give_the_same_bytes_with_and_without_instrumentation(engine, name):
     _, plain = run(engine, LITMUS / name, Shape("alone"), plain=True)
-    launch, instrumented = run(engine, LITMUS / name, Shape("alone"))
-    assert all(it.finished(launch.invocations) for it in instrumented.iterations)
-    assert instrumented.buffers == plain.buffers
+    for leave in ("return", "break"):
+        launch, instrumented = run(engine, LITMUS / name, Shape("alone"), leave=leave)
+        assert all(it.finished(launch.invocations) for it in instrumented.iterations)
+        assert instrumented.buffers == plain.buffers, leave
     assert any(any(w) for w in words(plain))  # the kernel wrote something
 
 
-def test_a_timeout_is_recorded_at_the_right_loop(engine):
-    launch, outcome = run(engine, RUN / "two_loops.comp", Shape("alone"), iterations=3, budget=500)
+@pytest.mark.parametrize("leave", ["return", "break"])
+def test_a_timeout_is_recorded_at_the_right_loop(engine, leave):
+    launch, outcome = run(engine, RUN / "two_loops.comp", Shape("alone"), iterations=3, budget=500, leave=leave)
     assert [s.where.rsplit(":", 1)[1] for s in launch.sites] == ["10", "13"]
     for it in outcome.iterations:
         assert not it.finished(launch.invocations)
@@ -99,6 +105,28 @@ def test_a_timeout_in_a_called_function_leaves_the_entry_point(engine):
     (record,) = outcome.iterations[0].workgroups
     assert (record.done, record.left, record.site) == (0, 1, 0)
     assert launch.sites[0].function.startswith("wait_for")
+
+
+def test_leaving_by_breaking_runs_on_to_the_end_and_is_counted_once(engine):
+    """The page's module: the spin in wait_for breaks out, main goes on (and
+    writes `result`), and the invocation is counted as left, not returned."""
+    launch, outcome = run(engine, RUN / "spin_in_function.comp", Shape("alone"), budget=300, leave="break")
+    for it in outcome.iterations:
+        (record,) = it.workgroups
+        assert (record.done, record.left, record.site, record.expired) == (0, 1, 0, False)
+        assert not it.finished(launch.invocations)
+
+
+def test_a_loop_around_a_barrier_ends_at_its_uniform_bound(engine):
+    """uniform_barrier_loop.comp in the page's module: invocation 0's spin
+    leaves by its budget, then both invocations leave the endless loop around
+    the barrier together, at the loop's uniform bound (site 1)."""
+    launch, outcome = run(engine, RUN / "uniform_barrier_loop.comp", Shape("alone"), budget=300, leave="break")
+    assert [s.where.rsplit(":", 1)[1] for s in launch.sites] == ["12", "15", "18"]
+    for it in outcome.iterations:
+        (record,) = it.workgroups
+        assert (record.done, record.left) == (0, 2)
+        assert it.first_site in (1, 2)
 
 
 def test_a_barrier_in_a_spinning_loop_does_not_hang(engine):
@@ -234,19 +262,50 @@ def test_optimized_kernels_with_loop_phis_give_the_same_bytes(engine, name):
     assert outputs[0] == outputs[1] and outputs[0] is not None
 
 
-def test_kernels_a_device_cannot_run_are_reported_and_the_others_run(tmp_path, capsys):
-    """spec_ticket_lock.comp: its specialization and push constants are not
-    passed to a device yet; vulkan_mm_message_passing.comp: naga refuses the
-    Vulkan memory model's device scope. Neither stops the run."""
+def test_a_kernel_the_device_refuses_is_reported_and_the_others_run(tmp_path, capsys):
+    """vulkan_mm_message_passing.comp: naga refuses the Vulkan memory model's
+    device scope; a workgroup variable given --init cannot be set by a host.
+    Neither stops the run."""
     out = tmp_path / "r.json"
-    kernels = [
-        str(LITMUS / n) for n in ("spec_ticket_lock.comp", "vulkan_mm_message_passing.comp", "tas_spinlock.comp")
-    ]
+    kernels = [str(LITMUS / n) for n in ("vulkan_mm_message_passing.comp", "tas_spinlock.comp")]
     with pytest.raises(SystemExit) as exit_info:
         main(["run", *kernels, "--iterations", "1", "--shapes", "alone", "-o", str(out)])
     assert exit_info.value.code == 0
-    spec, vulkan_mm, tas = json.loads(out.read_text())["kernels"]
-    assert "does not pass specialization constants (--spec)" in spec["refused"]
+    vulkan_mm, tas = json.loads(out.read_text())["kernels"]
     assert "VulkanMemoryModelDeviceScope" in vulkan_mm["refused"]
     assert tas["shapes"]["alone"]["cell"] == "P"
-    assert capsys.readouterr().out.count("not run: ") == 2
+    assert capsys.readouterr().out.count("not run: ") == 1
+
+
+@pytest.mark.parametrize("push, counter", [(None, 12), (5, 20)])
+def test_spec_and_push_constants_and_the_local_size_reach_the_device(engine, push, counter):
+    """spec_ticket_lock.comp, as its header launches it: 2 workgroups of
+    --local-size 2, --spec ROUNDS=2 rounds of --push pc.increments=3 (or 5)
+    increments under the lock: counter = 2 x 2 x increments, which only a
+    device given all three computes (at the default local size 64 every
+    iteration would count 64 invocations, ROUNDS 8 would give 48)."""
+    path = LITMUS / "spec_ticket_lock.comp"
+    given = LaunchSettings() if push is None else LaunchSettings(push=(("pc.increments", None, push),))
+    loaded = load_kernel(path.read_bytes(), path.name, "glsl", given)
+    launch = kernel_launch(loaded, path.name)
+    assert launch.local_size == (2, 1, 1)
+    assert [(b.name, b.kind) for b in launch.buffers][-1] == ("pc", "read-only")
+    outcome = engine.run_kernel(launch, engine.kernel_pipeline(launch), Shape("alone"), 2, 20000, 120.0)
+    assert all(it.finished(launch.invocations) for it in outcome.iterations)
+    tickets, counted, _ = outcome.buffers
+    assert struct.unpack("<2I", tickets) == (4, 4) and struct.unpack("<I", counted) == (counter,)
+
+
+def test_dat3m_inputs_and_wgsl_kernels_run(tmp_path, capsys):
+    """dat3m_message_passing.spvasm (its @Input and @Config lines launch it)
+    and a WGSL kernel, read through naga, run and end as the checker says."""
+    out = tmp_path / "r.json"
+    kernels = [str(LITMUS / "dat3m_message_passing.spvasm"), str(REPO / "litmus" / "wgsl" / "message_passing.wgsl")]
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", *kernels, "--iterations", "2", "--shapes", "alone", "-o", str(out)])
+    assert exit_info.value.code == 0
+    dat3m, wgsl = json.loads(out.read_text())["kernels"]
+    assert dat3m["workgroups"] == 2 and dat3m["local_size"] == [2, 1, 1]
+    for kernel in (dat3m, wgsl):
+        assert kernel["shapes"]["alone"]["cell"] == "P"
+        assert kernel["shapes"]["alone"]["outputs"] == "a terminal state of the kernel"

@@ -97,8 +97,10 @@ class Emitter:
     def load(self, body: list[Instruction], pointer: Id) -> Id:
         return Id(self.emit(body, "OpAtomicLoad", self.uint, pointer, self.c(DEVICE), self.c(RELAXED)))
 
-    def add(self, body: list[Instruction], pointer: Id, value: int = 1) -> None:
-        self.emit(body, "OpAtomicIAdd", self.uint, pointer, self.c(DEVICE), self.c(RELAXED), self.c(value))
+    def add(self, body: list[Instruction], pointer: Id, value: Id | None = None) -> None:
+        """Atomically add `value` (a uint id; 1 when None)."""
+        amount = value if value is not None else self.c(1)
+        self.emit(body, "OpAtomicIAdd", self.uint, pointer, self.c(DEVICE), self.c(RELAXED), amount)
 
     def claim(self, body: list[Instruction], pointer: Id, value: Id) -> None:
         """Store `value` where 0 is (the first writer wins)."""
@@ -131,23 +133,38 @@ class Emitter:
         expired = self.expired_test(body)
         return self.emit(body, "OpLogicalOr", self.bool, Id(own), Id(expired)), own
 
-    def record_leave(self, body: list[Instruction], site: int, own: int | None) -> None:
+    def uniform_test(self, body: list[Instruction], counter: int, bound: int) -> int:
+        """Count an iteration in the Function variable `counter`; past `bound` (a bool id)."""
+        count = self.emit(body, "OpLoad", self.uint, Id(counter))
+        more = self.emit(body, "OpIAdd", self.uint, Id(count), self.c(1))
+        body.append(op("OpStore", Id(counter), Id(more)))
+        return self.emit(body, "OpUGreaterThan", self.bool, Id(more), self.c(bound))
+
+    def record_leave(self, body: list[Instruction], site: int, own: int | None, once: bool = False) -> None:
+        """Record a leave at `site`; `once`: an invocation that left before is not counted again."""
         cause = self.c(EXPIRY_BIT)
         if own is not None:
             cause = Id(self.emit(body, "OpSelect", self.uint, Id(own), self.c(0), cause))
         value = Id(self.emit(body, "OpBitwiseOr", self.uint, cause, self.c(site + 1)))
         self.claim(body, self.record(body, SITE), value)
-        self.add(body, self.record(body, LEFT))
+        count = self.unless_left(body) if once else None
+        self.add(body, self.record(body, LEFT), count)
         body.append(op("OpAtomicStore", self.word(body, EXPIRED), self.c(DEVICE), self.c(RELAXED), self.c(1)))
         self.claim(body, self.word(body, FIRST_SITE), value)
-        self.add(body, self.word(body, ENDED))
+        self.add(body, self.word(body, ENDED), count)
         body.append(op("OpStore", Id(self.leaving), Id(self.draft.true())))
 
-    def record_done(self) -> list[Instruction]:
+    def record_done(self, unless_left: bool = False) -> list[Instruction]:
         body: list[Instruction] = []
-        self.add(body, self.record(body, DONE))
-        self.add(body, self.word(body, ENDED))
+        count = self.unless_left(body) if unless_left else None
+        self.add(body, self.record(body, DONE), count)
+        self.add(body, self.word(body, ENDED), count)
         return body
+
+    def unless_left(self, body: list[Instruction]) -> Id:
+        """1 if this invocation has not left at a check, else 0."""
+        left = self.emit(body, "OpLoad", self.bool, Id(self.leaving))
+        return Id(self.emit(body, "OpSelect", self.uint, Id(left), self.c(0), self.c(1)))
 
     # --- the prologue --------------------------------------------------------------
 

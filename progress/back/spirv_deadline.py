@@ -19,6 +19,25 @@ passes a check of a per-launch deadline:
 - **Functions.** A check in a function called from the entry point sets the
   Private flag `leaving` and returns; after every call of such a function
   the caller returns too, up to the entry point.
+- **Leaving by breaking** (`leave="break"`, for WebGPU). WGSL requires every
+  workgroup barrier to be in uniform control flow, and a `return` whose
+  condition WGSL deems non-uniform (any check's) makes every barrier after
+  it an error. So here a failed check records the leave (once per
+  invocation: `leaving`) and breaks out of its loop instead: the invocation
+  runs on, every loop it enters breaks at its first check (the launch has
+  expired), and it reaches the end of the entry point, where it is not
+  counted as returned. There are no checks after barriers and no returns
+  after calls. What a leaving invocation does after its leave is not the
+  kernel's behaviour (its values are the loop's at the check, or undefined
+  where the loop's exit values were computed later); only iterations in
+  which no check failed are compared. A loop that holds a workgroup
+  barrier (in its body or a function it calls) is checked uniformly: its
+  function's own count of such iterations against `UNIFORM_BOUND`, both
+  uniform in WGSL's sense, so every invocation of the workgroup leaves it
+  at the same iteration and the barrier stays in uniform control flow. (In
+  WGSL such a loop cannot wait for another workgroup: its exit is uniform,
+  so it depends on nothing another workgroup writes; the bound only ends
+  one that never ends.)
 - **The deadline.** `clock=False`: an iteration budget, every check adds 1 to
   the invocation's count of iterations and fails past `budget` (control
   word 1). `clock=True`: `OpReadClockKHR` (Device scope, SPV_KHR_shader_clock),
@@ -31,6 +50,11 @@ passes a check of a per-launch deadline:
   left, and the site (1 + index in `sites`) where the first of them left,
   with `EXPIRY_BIT` set when it left because the launch had expired rather
   than by its own deadline; the launch's first site too.
+- **Push constants.** WebGPU has none, and one way for every device is
+  simplest: each PushConstant variable (in id order) becomes a read-only
+  StorageBuffer in the control buffer's set, binding 1, 2, ... (Vulkan lays
+  out both by the same Offsets), which the host fills with the `--push`
+  values.
 - **Launch shapes.** The entry point reads its workgroup id through a
   mapping chosen per launch (control words 4-6): the first `occupiers`
   workgroups of the dispatch do not run the kernel, they spin (with checks)
@@ -80,26 +104,42 @@ class Instrumented:
     descriptor_set: int
     clock: bool
     local_size: tuple[int, int, int]
+    push_bindings: tuple[int, ...] = ()  # the bindings, in the control set, of the push constants (in id order)
 
 
-def instrument(module: Module, entry: str, clock: bool = False) -> Instrumented:
-    """The instrumented kernel (see the module's contract)."""
+LEAVES = ("return", "break")
+UNIFORM_BOUND = 1 << 14
+"""Iterations of loops holding a barrier that one call of a function may pass when leaving by breaking
+(below lavapipe's cut of a loop at 65535 iterations, which would end such a loop unrecorded)."""
+
+
+def instrument(
+    module: Module, entry: str, clock: bool = False, leave: str = "return", occupiers: bool = True
+) -> Instrumented:
+    """The instrumented kernel (see the module's contract); `occupiers=False`
+    leaves the occupiers' branch out of the prologue (the `occupied` shape
+    then cannot be launched)."""
     view = module.view
     point = view.entry_point(entry)
     if point is None:
         raise InstrumentError(f"no entry point {entry!r}")
+    if leave not in LEAVES:
+        raise ValueError(f"leave must be one of {LEAVES}, not {leave!r}")
     size = view.local_size(point) or (1, 1, 1)
-    pass_ = _Pass(Draft(module), point.function, size, clock)
+    pass_ = _Pass(Draft(module), point.function, size, clock, leave == "break", occupiers)
     pass_.run()
     finished = pass_.draft.finish()
-    return Instrumented(finished, encode(finished), tuple(pass_.sites), pass_.set, clock, size)
+    return Instrumented(finished, encode(finished), tuple(pass_.sites), pass_.set, clock, size, pass_.push_bindings)
 
 
 class _Pass:
     """One run of the pass over a draft."""
 
-    def __init__(self, draft: Draft, entry: int, size: tuple[int, int, int], clock: bool):
+    def __init__(
+        self, draft: Draft, entry: int, size: tuple[int, int, int], clock: bool, breaks: bool, occupiers: bool
+    ):
         self.draft, self.entry, self.size = draft, entry, size
+        self.breaks, self.occupiers = breaks, occupiers
         self.view = draft.module.view
         self.sites: list[Site] = []
         self.exits: set[int] = set()
@@ -112,16 +152,29 @@ class _Pass:
         ]
         self.set = 1 + max(sets, default=-1)
         self.g = Emitter(draft, self.set, clock)
+        self.counters: dict[int, int] = {}
+        self.with_barriers = self.functions_with_barriers()
+
+    def functions_with_barriers(self) -> set[int]:
+        """Functions that execute a workgroup barrier, themselves or through a call."""
+        found = {f.id for f in self.draft.functions if any(self.is_barrier(i) for b in f.blocks for i in b.body)}
+        grown = True
+        while grown:
+            callers = {f.id for f in self.draft.functions if _calls(f) & found}
+            grown = not callers <= found
+            found |= callers
+        return found
 
     def run(self) -> None:
+        self.push_buffers()
         self.redirect_builtins()
         leaving = {f.id for f in self.draft.functions if self.checks(f)}
-        grown = True
+        grown = not self.breaks
         while grown:
             callers = {f.id for f in self.draft.functions if _calls(f) & leaving}
             grown = not callers <= leaving
             leaving |= callers
-        for function in self.draft.functions:
+        for function in self.draft.functions if not self.breaks else ():
             self.after_calls(function, leaving)
         entry = next(f for f in self.draft.functions if f.id == self.entry)
         self.count_returns(entry)
@@ -136,7 +189,7 @@ class _Pass:
         for header in [b for b in function.blocks if _is_loop_header(b)]:
             self.loop(function, header)
         continuing = _continue_blocks(function)
-        for block in list(function.blocks):
+        for block in list(function.blocks) if not self.breaks else ():
             if block.label not in continuing:
                 self.barriers(function, block)
         return len(self.sites) > before
@@ -151,6 +204,7 @@ class _Pass:
         merge = header.merge()
         assert merge is not None
         site = self.site("loop", function, merge)
+        uniform = self.breaks and self.holds_barrier(function, header, _ref(merge.operands[0]))
         end = header.terminator  # OpBranch or OpBranchConditional: spirv-val allows no other after OpLoopMerge
         lead = _leading_phis(header.body)
         check, join = RawBlock(self.draft.fresh(), []), RawBlock(self.draft.fresh(), [])
@@ -169,37 +223,81 @@ class _Pass:
             if not targets & {merge_block, cont}:
                 raise InstrumentError(f"{end.where()}: a loop header's two-way branch neither breaks nor continues")
         rename_phi_parents(function, join.successors(), header.label, join.label)
-        over, own = self.g.loop_test(check.body)
-        leave = self.leave(function, check, over, site, own, join.label)
+        if uniform:
+            over = own = self.g.uniform_test(check.body, self.counter(function), UNIFORM_BOUND)
+        else:
+            over, own = self.g.loop_test(check.body)
+        leave = self.leave(function, check, over, site, own, join.label, merge_block if self.breaks else None)
         at = function.blocks.index(header) + 1
         function.blocks[at:at] = [check, leave, join]
         function.blocks.extend(extra)
 
+    def holds_barrier(self, function: RawFunction, header: RawBlock, merge: int) -> bool:
+        """Whether the loop's blocks execute a workgroup barrier, or call a function that does."""
+        loop = _reached(function, header.label, {merge})
+        return any(
+            self.is_barrier(i) or (i.opcode == "OpFunctionCall" and _ref(i.operands[0]) in self.with_barriers)
+            for b in function.blocks
+            if b.label in loop
+            for i in b.body
+        )
+
+    def is_barrier(self, inst: Instruction) -> bool:
+        return inst.opcode == "OpControlBarrier" and self.values.get(_ref(inst.operands[0])) == WORKGROUP
+
+    def counter(self, function: RawFunction) -> int:
+        """The function's count of iterations of loops holding a barrier (a Function variable, from 0)."""
+        if function.id not in self.counters:
+            variable = self.draft.fresh()
+            pointer = self.draft.pointer("Function", self.draft.uint())
+            declared = op("OpVariable", "Function", Id(self.draft.constant(0)), result=variable, type_=pointer)
+            function.blocks[0].body.insert(0, declared)
+            self.counters[function.id] = variable
+        return self.counters[function.id]
+
     def barriers(self, function: RawFunction, block: RawBlock) -> None:
         for n, inst in enumerate(block.body):
-            if inst.opcode == "OpControlBarrier" and self.values.get(_ref(inst.operands[0])) == WORKGROUP:
+            if self.is_barrier(inst):
                 site = self.site("barrier", function, inst)
                 join = _split_after(function, block, n, self.draft.fresh())
                 over = self.g.expired_test(block.body)
-                leave = self.leave(function, block, over, site, None, join.label)
+                leave = self.leave(function, block, over, site, None, join.label, None)
                 at = function.blocks.index(block) + 1
                 function.blocks[at:at] = [leave, join]
                 self.barriers(function, join)
                 return
 
     def leave(
-        self, function: RawFunction, block: RawBlock, over: int, site: int, own: int | None, join: int
+        self, function: RawFunction, block: RawBlock, over: int, site: int, own: int | None, join: int, out: int | None
     ) -> RawBlock:
-        """End `block` with `if (over) leave`; the block that records and returns."""
+        """End `block` with `if (over) leave`; the block that records, then
+        returns, or breaks to the loop's merge block `out`."""
         leave = RawBlock(self.draft.fresh(), [])
         block.body += [
             op("OpSelectionMerge", Id(join), "None"),
             op("OpBranchConditional", Id(over), Id(leave.label), Id(join)),
         ]
-        self.g.record_leave(leave.body, site, own)
-        leave.body += self.returns(function)
-        self.exits.add(leave.label)
+        self.g.record_leave(leave.body, site, own, once=out is not None)
+        if out is None:
+            leave.body += self.returns(function)
+            self.exits.add(leave.label)
+        else:
+            leave.body.append(op("OpBranch", Id(out)))
+            self.enter(function, function.block(out), leave.label)
         return leave
+
+    def enter(self, function: RawFunction, merge: RawBlock, source: int) -> None:
+        """`merge` gains the predecessor `source`: its OpPhis take an undefined
+        value from it; an OpUnreachable there (a loop that never breaks) returns."""
+        body = []
+        for inst in merge.body:
+            if inst.opcode == "OpPhi" and inst.result_type is not None:
+                undefined = self.draft.declare("OpUndef", type_=inst.result_type)
+                inst = _with_operands(inst, inst.operands + (Id(undefined), Id(source)))
+            body.append(inst)
+        if body[-1].opcode == "OpUnreachable":
+            body[-1:] = self.returns(function)
+        merge.body = body
 
     def returns(self, function: RawFunction) -> list[Instruction]:
         """The instruction that returns from `function` when it leaves."""
@@ -238,10 +336,11 @@ class _Pass:
     # --- the entry point -----------------------------------------------------------
 
     def count_returns(self, entry: RawFunction) -> None:
-        """Before each of the entry point's own returns: count the invocation done."""
+        """Before each of the entry point's own returns: count the invocation
+        done (leaving by breaking: unless it left)."""
         for block in entry.blocks:
             if block.terminator.opcode == "OpReturn" and block.label not in self.exits:
-                block.body[-1:] = [*self.g.record_done(), block.terminator]
+                block.body[-1:] = [*self.g.record_done(unless_left=self.breaks), block.terminator]
 
     def prologue(self, entry: RawFunction) -> None:
         """A new first block: the launch's mapping, then occupier or kernel."""
@@ -250,12 +349,28 @@ class _Pass:
         first.body = [i for i in first.body if i.opcode != "OpVariable"]
         start = RawBlock(self.draft.fresh(), variables)
         occupier = self.g.mapping(start.body, self.size, self.redirected)
+        if not self.occupiers:
+            start.body.append(op("OpBranch", Id(first.label)))
+            entry.blocks[0:0] = [start]
+            return
         occupy = self.g.occupier_blocks()
         start.body += [
             op("OpSelectionMerge", Id(first.label), "None"),
             op("OpBranchConditional", Id(occupier), Id(occupy[0].label), Id(first.label)),
         ]
         entry.blocks[0:0] = [start, *occupy]
+
+    def push_buffers(self) -> None:
+        """Every PushConstant variable a read-only StorageBuffer at (control set, 1 + its index)."""
+        pushed = sorted(v.id for v in self.view.variables.values() if v.storage_class == "PushConstant")
+        for n, inst in enumerate(self.draft.globals_):
+            if (inst.opcode == "OpTypePointer" and inst.operands[0] == "PushConstant") or inst.result in pushed:
+                self.draft.globals_[n] = _with_operand(inst, 0, "StorageBuffer")
+        for index, variable in enumerate(pushed):
+            self.draft.decorate(variable, "DescriptorSet", self.set)
+            self.draft.decorate(variable, "Binding", 1 + index)
+            self.draft.decorate(variable, "NonWritable")
+        self.push_bindings = tuple(1 + index for index in range(len(pushed)))
 
     def redirect_builtins(self) -> None:
         """The kernel reads WorkgroupId, NumWorkgroups, GlobalInvocationId
@@ -367,6 +482,19 @@ def _back_edge_blocks(function: RawFunction, join: RawBlock, header: int, merge:
 
 def _calls(function: RawFunction) -> set[int]:
     return {_ref(i.operands[0]) for b in function.blocks for i in b.body if i.opcode == "OpFunctionCall"}
+
+
+def _reached(function: RawFunction, start: int, stop: set[int]) -> set[int]:
+    """Blocks reached from `start` without entering `stop`."""
+    found: set[int] = set()
+    todo = [start]
+    while todo:
+        label = todo.pop()
+        if label in stop or label in found:
+            continue
+        found.add(label)
+        todo += function.block(label).successors()
+    return found
 
 
 def _continue_blocks(function: RawFunction) -> set[int]:

@@ -54,7 +54,9 @@ def is_kernel_run(paths: list[str]) -> bool:
     """Whether `progress run PATHS` runs kernels (every path a kernel file); mixing is a UsageError."""
     kinds = [kind_of(p) is not None for p in paths]
     if any(kinds) and not all(kinds):
-        raise UsageError("progress run takes either .axb tests or kernel files (.comp, .hlsl, .spvasm, .spv), not both")
+        raise UsageError(
+            "progress run takes either .axb tests or kernel files (.comp, .hlsl, .spvasm, .spv, .wgsl), not both"
+        )
     return bool(paths) and all(kinds)
 
 
@@ -65,15 +67,27 @@ def prepared(
     (None without `check`: a launch too large to check still runs)."""
     name = display(path)
     loaded = load_kernel(read_bytes(path), name, kind_of(path) or "spv", given)
-    buffers = tuple(KernelBuffer(p.name, p.set, p.binding, p.kind, p.initial) for p in buffer_plans(loaded, name))
+    launch = kernel_launch(loaded, name)
+    return loaded, launch, launch_system(loaded, Path(name).stem, name) if check else None
+
+
+def kernel_launch(loaded: LoadedKernel, name: str, leave: str = "return", occupiers: bool = True) -> KernelLaunch:
+    """The loaded kernel instrumented (spirv-val checked) with its buffers, push constants included."""
+    plans = buffer_plans(loaded, name)
     try:
-        done = instrument(loaded.module, loaded.entry.name)
+        done = instrument(loaded.module, loaded.entry.name, leave=leave, occupiers=occupiers)
     except InstrumentError as error:
         raise InputError(f"{name}: the deadline instrumentation cannot take this kernel: {error}") from None
     complaint = validation_errors(done.binary)
     if complaint:
         raise InstrumentationBug(f"{name}: the instrumented kernel is not valid SPIR-V: {complaint.splitlines()[0]}")
-    launch = KernelLaunch(
+    buffers = tuple(
+        KernelBuffer(p.name, p.set, p.binding, p.kind, p.initial)
+        if p.kind != "push"
+        else KernelBuffer(p.name, done.descriptor_set, done.push_bindings[p.binding], "read-only", p.initial)
+        for p in plans
+    )
+    return KernelLaunch(
         Path(name).name,
         encode(without_line_info(done.module)),
         loaded.entry.name,
@@ -83,7 +97,6 @@ def prepared(
         done.descriptor_set,
         done.sites,
     )
-    return loaded, launch, launch_system(loaded, Path(name).stem, name) if check else None
 
 
 def output_check(system: KernelSystem, launch: KernelLaunch, outputs: tuple[bytes, ...] | None) -> str:

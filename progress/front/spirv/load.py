@@ -171,13 +171,19 @@ def launch_system(loaded: LoadedKernel, test: str, path: str) -> KernelSystem:
     """The loaded kernel launched by its settings, as the checker's System;
     `test` names it in reports, `path` in errors. Settings that name what
     spirv-opt removed (`loaded.removed`) are left out."""
+    launch = launch_of(loaded)
+    return KernelSystem(loaded.module, launch, test, path, _digest(loaded.binary, launch, loaded.settings))
+
+
+def launch_of(loaded: LoadedKernel) -> Launch:
+    """The launch the kernel's settings give (Dat3M's inputs as buffer lengths and
+    cells); settings that name what spirv-opt removed are left out."""
     settings = loaded.settings
     inputs = tuple(i for i in settings.inputs if not {i.name, i.name[1:]} & loaded.removed)
     given_buffers, given_init = input_launch(loaded.module.view, inputs)
     buffers = given_buffers | {name: n for name, n in settings.buffers.items() if name not in loaded.removed}
     init = tuple(given_init) + tuple(item for item in settings.init if _root(item[0]) not in loaded.removed)
-    launch = Launch(settings.workgroups or 1, buffers, init, loaded.entry.name, settings.push)
-    return KernelSystem(loaded.module, launch, test, path, _digest(loaded.binary, launch, settings))
+    return Launch(settings.workgroups or 1, buffers, init, loaded.entry.name, settings.push)
 
 
 def removed_names(before: ModuleView, after: ModuleView) -> frozenset[str]:

@@ -7,6 +7,10 @@ plain constant of its value (`--spec` given by SpecId or by name, else its
 default), and every OpSpecConstantOp is the constant it evaluates to; array
 lengths, the workgroup size and every read of such a constant then follow.
 
+The SpecId decorations go too (SPIR-V allows them on specialization constants
+only), so the result is a valid module by itself, as the pipeline's is, and
+every entry point's LocalSize (or LocalSizeId) says the size it now has.
+
 `local_size` (`--local-size X,Y,Z`) sets the workgroup size where the kernel
 reads it: the specialization constants it is made of (`local_size_x_id`,
 LocalSizeId; one that `spec` names is `spec`'s), or the built-in WorkgroupSize
@@ -46,7 +50,23 @@ def specialize(
         given = size_values | given  # a size constant --spec names is --spec's
     if not given and not fresh and not any(c.is_spec for c in view.constants.values()):
         return module
-    return _rewritten(module, given, fresh, path)
+    return _sized(_rewritten(module, given, fresh, path))
+
+
+def _sized(module: Module) -> Module:
+    """Every entry point's LocalSize / LocalSizeId made the LocalSize it now has
+    (the built-in WorkgroupSize constant wins, as in SPIR-V), so that a reader
+    that looks only at the execution mode (naga) sees the specialized size."""
+    view = module.view
+    out = []
+    for inst in module.instructions:
+        if inst.opcode in ("OpExecutionMode", "OpExecutionModeId") and inst.operands[1] in ("LocalSize", "LocalSizeId"):
+            entry = next((e for e in view.entry_points if e.function == _ident(inst.operands[0])), None)
+            size = view.local_size(entry) if entry is not None else None
+            if size is not None:
+                inst = replace(inst, opcode="OpExecutionMode", operands=(inst.operands[0], "LocalSize", *size))
+        out.append(inst)
+    return replace(module, instructions=tuple(out))
 
 
 def _given_values(view: ModuleView, spec: tuple[tuple[str, int], ...], path: str) -> dict[int, int]:
@@ -153,6 +173,8 @@ def _rewritten(module: Module, given: dict[int, int], fresh: dict[int, tuple[int
     out: list[Instruction] = []
     for inst in module.instructions:
         constant = view.constants.get(inst.result or -1)
+        if inst.opcode == "OpDecorate" and inst.operands[1:2] == ("SpecId",):
+            continue  # every specialization constant is frozen: a SpecId on a plain constant is invalid SPIR-V
         if inst.result in fresh:
             made, bound = _as_plain(view, replace(inst, opcode="OpSpecConstantOp"), fresh[inst.result], bound)
             out += made
