@@ -17,7 +17,7 @@ from types import MappingProxyType
 
 from progress.cli.inputs import display, read_bytes
 from progress.core.analyze import Query, TestReport, check_system
-from progress.core.lts import Budget, explore_system
+from progress.core.lts import terminal_memories
 from progress.errors import Inconclusive, InputError
 from progress.front.header import (
     MAX_WORKGROUPS,
@@ -212,12 +212,6 @@ def _few(cells: list[str]) -> str:
 
 def _projected(memories: frozenset, cells: set[str]) -> frozenset:
     return frozenset(tuple((cell, value) for cell, value in memory if cell in cells) for memory in memories)
-
-
-def terminal_memories(system: KernelSystem, max_states: int | None, time_limit: float | None) -> frozenset:
-    """The shared memory of every reachable state in which all invocations have returned."""
-    explored = explore_system(system, Budget(max_states, time_limit))
-    return frozenset(system.cells(state) for state in explored.states if system.finished(state))
 
 
 def _states(memories: frozenset) -> str:

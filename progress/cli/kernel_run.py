@@ -21,12 +21,10 @@ from pathlib import Path
 import click
 
 from progress.back.spirv_deadline import InstrumentError, instrument
-from progress.back.spirv_edit import without_line_info
-from progress.back.spirv_encode import encode
 from progress.cli.inputs import display, read_bytes
-from progress.cli.kernel import terminal_memories
 from progress.cli.outputs import write_file
 from progress.core.analyze import check_system, queries_for
+from progress.core.lts import terminal_memories
 from progress.core.registry import all_models
 from progress.errors import InputError, UsageError
 from progress.front.header import LaunchSettings
@@ -36,11 +34,9 @@ from progress.front.spirv.load import LoadedKernel, kind_of, launch_system, load
 from progress.front.spirv.toolchain import validation_errors
 from progress.gpu import kernel_report
 from progress.gpu.kernel_report import KernelResult
-from progress.gpu.kernel_run import Iteration, KernelBuffer, KernelLaunch, Shape, ShapeOutcome
+from progress.gpu.kernel_run import KernelBuffer, KernelLaunch, Shape, ShapeOutcome, instrumented_launch
 from progress.gpu.runner import BackendUnavailable
 
-RECORDED_WORKGROUPS = 64
-"""Launches of more workgroups record per iteration counts, not each workgroup's record."""
 H200_SLOTS = 4224
 """Workgroups of one invocation resident at once on the H200 (32 per SM x 132 SMs; docs/gpu.md)."""
 MAX_STATES = 2_000_000
@@ -81,41 +77,16 @@ def kernel_launch(loaded: LoadedKernel, name: str, leave: str = "return", occupi
     complaint = validation_errors(done.binary)
     if complaint:
         raise InstrumentationBug(f"{name}: the instrumented kernel is not valid SPIR-V: {complaint.splitlines()[0]}")
-    buffers = tuple(
-        KernelBuffer(p.name, p.set, p.binding, p.kind, p.initial)
-        if p.kind != "push"
-        else KernelBuffer(p.name, done.descriptor_set, done.push_bindings[p.binding], "read-only", p.initial)
-        for p in plans
-    )
-    return KernelLaunch(
-        Path(name).name,
-        encode(without_line_info(done.module)),
-        loaded.entry.name,
-        done.local_size,
-        loaded.settings.workgroups or 1,
-        buffers,
-        done.descriptor_set,
-        done.sites,
-    )
+    buffers = tuple(KernelBuffer(p.name, p.set, p.binding, p.kind, p.initial) for p in plans)
+    return instrumented_launch(Path(name).name, done, loaded.entry.name, loaded.settings.workgroups or 1, buffers)
 
 
 def output_check(system: KernelSystem, launch: KernelLaunch, outputs: tuple[bytes, ...] | None) -> str:
     """Whether a finished iteration's buffers are a terminal memory state of the kernel (buffer cells only)."""
     if outputs is None:
         return "none finished"
-    words = b"".join(outputs)
-    values = [int.from_bytes(words[i : i + 4], "little") for i in range(0, len(words), 4)]
-    names = [(name, at) for name, at in system.layout.names if at < system.layout.groups_at]
-    device = tuple((name, values[at]) for name, at in names if at < len(values))
-    kept = {name for name, _ in device}
-    expected = {tuple((n, v & 0xFFFFFFFF) for n, v in memory if n in kept) for memory in _terminal(system)}
-    if not expected:
-        return "finished, but the checker has no state in which every invocation returned"
-    return "a terminal state of the kernel" if device in expected else "NOT a terminal state of the kernel"
-
-
-def _terminal(system: KernelSystem) -> frozenset:
-    return terminal_memories(system, MAX_STATES, None)
+    cells = [(name, at) for name, at in system.layout.names if at < system.layout.groups_at]
+    return kernel_report.compare_outputs(cells, terminal_memories(system, MAX_STATES, None), outputs)
 
 
 def run_kernels(
@@ -172,7 +143,7 @@ def run_kernels(
         result = KernelResult(launch, verdicts, tuple(outcomes), outputs)
         click.echo(kernel_report.text(result))
         results.append(result)
-        records.append(_record(result, loaded))
+        records.append(kernel_report.record(result, loaded.settings.buffers, loaded.settings.init))
     meta = engine.metadata()
     meta.update(
         command="progress run " + " ".join(paths),
@@ -197,52 +168,6 @@ def _occupiers(text: str, cpu: bool) -> int:
     if not text.isdigit() or not 1 <= int(text) <= 65534:
         raise UsageError(f"--occupy takes auto or a number from 1 to 65534, not {text!r}")
     return int(text)
-
-
-def _record(result: KernelResult, loaded: LoadedKernel) -> dict:
-    launch, n = result.launch, result.launch.invocations
-    return {
-        "kernel": launch.name,
-        "workgroups": launch.workgroups,
-        "local_size": list(launch.local_size),
-        "buffers": [{"name": b.name, "set": b.set, "binding": b.binding, "kind": b.kind} for b in launch.buffers],
-        "sites": [vars(s) for s in launch.sites],
-        "verdicts": {kernel_report.label(v): v.terminates for v in result.verdicts},
-        "table": kernel_report.rows(result),
-        "violations": kernel_report.violations(result),
-        "shapes": {
-            o.shape.name: {
-                "occupiers": o.shape.occupiers,
-                "mapping": o.shape.mapping,
-                "budget": o.budget,
-                "cell": o.cell(n),
-                "first_sites": {str(k): v for k, v in sorted(o.sites().items())},
-                "outputs": result.outputs.get(o.shape.name),
-                "iterations": [
-                    {
-                        "finished": it.finished(n),
-                        "seconds": round(it.seconds, 6),
-                        "occupier_timeouts": it.occupier_timeouts,
-                        "workgroups": _workgroups(it, launch.workgroups),
-                    }
-                    for it in o.iterations
-                ],
-            }
-            for o in result.outcomes
-        },
-        "settings": {"buffers": dict(loaded.settings.buffers), "init": [list(i) for i in loaded.settings.init]},
-    }
-
-
-def _workgroups(iteration: Iteration, count: int) -> list | dict:
-    """Each workgroup's [returned, left, site, expired], or past RECORDED_WORKGROUPS their counts."""
-    if count <= RECORDED_WORKGROUPS:
-        return [[w.done, w.left, w.site, w.expired] for w in iteration.workgroups]
-    return {
-        "returned_all": sum(1 for w in iteration.workgroups if not w.left),
-        "left": sum(1 for w in iteration.workgroups if w.left),
-        "left_by_own_deadline": sum(1 for w in iteration.workgroups if w.left and not w.expired),
-    }
 
 
 def refuse_backend(backend: str) -> None:

@@ -107,6 +107,14 @@ def explore(machine: Machine, budget: Budget | None = None) -> ProgramLTS:
     return ProgramLTS(machine, states, lts)
 
 
+def terminal_memories(
+    system: System, max_states: int | None, time_limit: float | None
+) -> frozenset[tuple[tuple[str, int], ...]]:
+    """The shared memory (`system.cells`) of every reachable state in which all units have finished."""
+    explored = explore_system(system, Budget(max_states, time_limit))
+    return frozenset(system.cells(state) for state in explored.states if system.finished(state))
+
+
 def explore_system(system: System, budget: Budget | None = None) -> ProgramLTS:
     """Every state of `system` reachable from its initial one, breadth first."""
     budget = budget or Budget()

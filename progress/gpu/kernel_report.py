@@ -27,10 +27,14 @@ conformance (the schedule that hangs may simply not have come up).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from progress.core.analyze import Verdict
-from progress.gpu.kernel_run import KernelLaunch, ShapeOutcome
+from progress.gpu.kernel_run import Iteration, KernelLaunch, ShapeOutcome
+
+RECORDED_WORKGROUPS = 64
+"""Launches of more workgroups record per iteration counts, not each workgroup's record."""
 
 ALL = frozenset({"UNFAIR", "FAIR", "HSA", "OBE", "HSA+OBE", "LOBE"})
 CARRIES = {
@@ -134,3 +138,65 @@ def _site(launch: KernelLaunch, index: int) -> str:
         site = launch.sites[index]
         return f"{site.kind} {site.where}" + (f" `{site.text}`" if site.text else "")
     return f"site {index}"
+
+
+def compare_outputs(cells: Sequence[tuple[str, int]], terminal: frozenset, outputs: tuple[bytes, ...] | None) -> str:
+    """Whether a finished iteration's buffers (their words in order) are one of
+    the checker's `terminal` memories, read at the buffer `cells` (name, word)."""
+    if outputs is None:
+        return "none finished"
+    words = b"".join(outputs)
+    values = [int.from_bytes(words[i : i + 4], "little") for i in range(0, len(words), 4)]
+    device = tuple((name, values[at]) for name, at in cells if at < len(values))
+    kept = {name for name, _ in device}
+    expected = {tuple((n, v & 0xFFFFFFFF) for n, v in memory if n in kept) for memory in terminal}
+    if not expected:
+        return "finished, but the checker has no state in which every invocation returned"
+    return "a terminal state of the kernel" if device in expected else "NOT a terminal state of the kernel"
+
+
+def record(result: KernelResult, buffers: Mapping[str, int], init: Sequence[Sequence[object]]) -> dict:
+    """One kernel's run as the JSON `progress run` writes (and the kernel run page downloads)."""
+    launch, n = result.launch, result.launch.invocations
+    return {
+        "kernel": launch.name,
+        "workgroups": launch.workgroups,
+        "local_size": list(launch.local_size),
+        "buffers": [{"name": b.name, "set": b.set, "binding": b.binding, "kind": b.kind} for b in launch.buffers],
+        "sites": [vars(s) for s in launch.sites],
+        "verdicts": {label(v): v.terminates for v in result.verdicts},
+        "table": rows(result),
+        "violations": violations(result),
+        "shapes": {
+            o.shape.name: {
+                "occupiers": o.shape.occupiers,
+                "mapping": o.shape.mapping,
+                "budget": o.budget,
+                "cell": o.cell(n),
+                "first_sites": {str(k): v for k, v in sorted(o.sites().items())},
+                "outputs": result.outputs.get(o.shape.name),
+                "iterations": [
+                    {
+                        "finished": it.finished(n),
+                        "seconds": round(it.seconds, 6),
+                        "occupier_timeouts": it.occupier_timeouts,
+                        "workgroups": _workgroups(it, launch.workgroups),
+                    }
+                    for it in o.iterations
+                ],
+            }
+            for o in result.outcomes
+        },
+        "settings": {"buffers": dict(buffers), "init": [list(i) for i in init]},
+    }
+
+
+def _workgroups(iteration: Iteration, count: int) -> list | dict:
+    """Each workgroup's [returned, left, site, expired], or past RECORDED_WORKGROUPS their counts."""
+    if count <= RECORDED_WORKGROUPS:
+        return [[w.done, w.left, w.site, w.expired] for w in iteration.workgroups]
+    return {
+        "returned_all": sum(1 for w in iteration.workgroups if not w.left),
+        "left": sum(1 for w in iteration.workgroups if w.left),
+        "left_by_own_deadline": sum(1 for w in iteration.workgroups if w.left and not w.expired),
+    }

@@ -40,7 +40,9 @@ from progress.back.spirv_checks import (
     TICKS,
     WORKGROUPS,
 )
-from progress.back.spirv_deadline import Site
+from progress.back.spirv_deadline import Instrumented, Site
+from progress.back.spirv_edit import without_line_info
+from progress.back.spirv_encode import encode
 
 SHAPES = ("alone", "occupied", "reverse", "interleave")
 SHAPE_MAPPING = {"alone": "identity", "occupied": "identity", "reverse": "identity", "interleave": "identity"}
@@ -79,6 +81,22 @@ class KernelLaunch:
     def invocations(self) -> int:
         x, y, z = self.local_size
         return x * y * z
+
+
+def instrumented_launch(
+    name: str, done: Instrumented, entry: str, workgroups: int, buffers: tuple[KernelBuffer, ...]
+) -> KernelLaunch:
+    """The launch of an instrumented kernel: its binary without line information
+    (what naga reads), its buffers, a `push` one (set -1, `binding` its index
+    among the push constants) read-only where the pass put it."""
+    placed = tuple(
+        b
+        if b.kind != "push"
+        else KernelBuffer(b.name, done.descriptor_set, done.push_bindings[b.binding], "read-only", b.initial)
+        for b in buffers
+    )
+    binary = encode(without_line_info(done.module))
+    return KernelLaunch(name, binary, entry, done.local_size, workgroups, placed, done.descriptor_set, done.sites)
 
 
 @dataclass(frozen=True)

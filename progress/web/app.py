@@ -11,6 +11,9 @@ address answers the "Page not found" page, 404):
     GET  /playground/view?..&view=M/F       one verdict's section (a "draw" link in place)
     GET  /playground/picture.svg|dot?..     one verdict's LTS (`download=1`: as a file)
     POST /api/check?lang=..&view=..&workgroups=..   the check as JSON (body: the text)
+    GET  /kernel/run?lang=..&test=..|example=..&workgroups=..   run a kernel on this GPU (WebGPU)
+    POST /api/kernel/plan?lang=..&workgroups=..   the kernel instrumented, as WGSL (body: the kernel)
+    POST /api/kernel/report         a run the page made, joined with the checker
     GET  /suite/{suite}?vector=..&edge=..   verdict matrix, both classifications, filters
     GET  /suite/{suite}/matrix.csv|matrix.json|classification.csv   downloads
     GET  /suite/{suite}/test/{key}?view=..  one test explained: verdicts, picture, GPU results, explorer
@@ -39,6 +42,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from progress.errors import InputError
 from progress.gpu.database import DatabaseError
 from progress.web import device_pages, downloads, suite_pages
 from progress.web.glossary import glossary_page
@@ -160,6 +164,36 @@ class Handlers:
         checked = await run_in_threadpool(self.site.check, text, view, language, fields)
         status = 200 if checked.error is None else 413 if isinstance(checked.error, TooLargeTest) else 400
         return answer(result_dict(checked), status)
+
+    async def kernel_run(self, request: Request) -> Response:
+        text, status = await run_in_threadpool(self.site.kernel_run_page, play_request(request.query_params))
+        return html(text, status)
+
+    async def kernel_plan(self, request: Request) -> Response:
+        limit = self.site.limits.max_test_bytes
+        try:
+            text = (await body_of(request, limit)).decode("utf-8")
+        except TooLarge:
+            return answer({"ok": False, "error": f"the kernel is larger than {limit} bytes"}, 413)
+        except UnicodeDecodeError:
+            return answer({"ok": False, "error": "the kernel is not UTF-8 text"}, 400)
+        language = request.query_params.get("lang", "glsl")
+        try:
+            plan = await run_in_threadpool(self.site.kernel_plan, text, language, self.fields_of(request))
+        except InputError as error:
+            return answer({"ok": False, "error": error.message, "rendered": error.render()}, 400)
+        return answer({"ok": True, **plan})
+
+    async def kernel_report(self, request: Request) -> Response:
+        limit = self.site.limits.max_body_bytes
+        try:
+            body = await body_of(request, limit)
+        except TooLarge:
+            return answer({"ok": False, "error": f"the run is larger than {limit} bytes"}, 413)
+        try:
+            return answer(await run_in_threadpool(self.site.kernel_report, body))
+        except InputError as error:
+            return answer({"ok": False, "error": error.message, "rendered": error.render()}, 400)
 
     def fields_of(self, request: Request) -> LaunchFields:
         params = request.query_params
@@ -315,6 +349,9 @@ class Handlers:
             Route("/playground/view", self.play_view),
             Route("/playground/picture.{fmt:str}", self.play_picture),
             Route("/api/check", self.check, methods=["POST"]),
+            Route("/kernel/run", self.kernel_run),
+            Route("/api/kernel/plan", self.kernel_plan, methods=["POST"]),
+            Route("/api/kernel/report", self.kernel_report, methods=["POST"]),
             Route("/suite/{suite}", self.suite),
             Route("/suite/{suite}/run", self.runner),
             Route("/suite/{suite}/{file:str}", self.suite_file),

@@ -21,6 +21,8 @@ KERNELS = (
     "ticket_lock.comp",
     "barrier_divergence.comp",
     "local_livelock.comp",
+    "mutual_wait.comp",
+    "lookback_scan.comp",
     "occupancy_discovery.comp",
     "hlsl_spinlock.hlsl",
     "wgsl_message_passing.wgsl",

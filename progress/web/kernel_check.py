@@ -36,7 +36,7 @@ from progress.front.header import (
     parse_workgroups,
 )
 from progress.front.spirv.kernel import KernelSystem
-from progress.front.spirv.load import launch_system, load_kernel
+from progress.front.spirv.load import LoadedKernel, launch_system, load_kernel
 from progress.front.spirv.toolchain import ToolLimits
 from progress.source import error_at, source_lines
 from progress.web.limits import Limits
@@ -108,15 +108,24 @@ def load_system(
     module's contract), the settings it is launched with, and what the
     reader says about how it read it (`LoadedKernel.notes`: naga's loop
     bounds removed, overrides' values)."""
+    loaded = load_text(text, language, fields, limits)
+    return launch_system(loaded, TEST_NAME, SOURCES[language]), loaded.settings, loaded.notes
+
+
+def load_text(text: str, language: str, fields: LaunchFields, limits: Limits) -> LoadedKernel:
+    """The kernel in `text` loaded as `progress check` loads a file, by its header and `fields`."""
     given = fields.settings()
     if language in ("glsl", "hlsl"):
         refuse_includes(text, SOURCES[language])
     data = text.encode("utf-8")
     if not data.strip():
         raise InputError("the kernel is empty: write a compute shader (or pick an example)")
-    tools = ToolLimits(limits.tool_timeout_s, limits.tool_memory_bytes)
-    loaded = load_kernel(data, SOURCES[language], language, given, limits=tools)
-    return launch_system(loaded, TEST_NAME, SOURCES[language]), loaded.settings, loaded.notes
+    return load_kernel(data, SOURCES[language], language, given, limits=tool_limits(limits))
+
+
+def tool_limits(limits: Limits) -> ToolLimits:
+    """The external tools' limits on a page's kernel."""
+    return ToolLimits(limits.tool_timeout_s, limits.tool_memory_bytes)
 
 
 _INCLUDE = re.compile(r"\binclude\b", re.ASCII)

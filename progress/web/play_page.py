@@ -96,7 +96,8 @@ def _accepted() -> str:
     return ",".join([*(suffix(key) for key in LANGUAGES), ".glsl", ".txt"])
 
 
-def _launch(language: str, fields: LaunchFields) -> str:
+def launch_fieldset(language: str, fields: LaunchFields) -> str:
+    """The launch fields (hidden for an .axb test), named as the URL names them."""
     hidden = " hidden disabled" if language == "axb" else ""
     inputs = [
         ("workgroups", "--workgroups", fields.workgroups, "N", 5),
@@ -128,7 +129,7 @@ def _form(shown: Shown) -> str:
         "<button type=button id=save class=quiet>Save the test</button></span></div>"
         f"<textarea name=test id=test spellcheck=false wrap=soft rows=22 aria-label='the test'>{esc(shown.text)}"
         f"</textarea><p class='muted size' id=size data-limit={limit}>{size} of {limit} bytes</p>"
-        f"{_launch(shown.language, shown.fields)}"
+        f"{launch_fieldset(shown.language, shown.fields)}"
         "<p class=actions><button type=submit id=check>Check</button> "
         "<span id=running class=running hidden role=status>Checking…</span></p></form>"
     )

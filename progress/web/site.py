@@ -14,10 +14,11 @@ from typing import Any
 from progress.back import wgsl_source
 from progress.back.codegen import initial_cells
 from progress.core.analyze import check_program, queries_for
+from progress.errors import InputError
 from progress.gpu.database import RunInfo, open_database
 from progress.gpu.wgpu_backend import CALIBRATION
 from progress.models.base import ProgressModel
-from progress.web import device_pages, downloads, suite_pages
+from progress.web import device_pages, downloads, kernel_run_page, kernel_runs, suite_pages
 from progress.web.docs import Docs
 from progress.web.examples import default_text, example, examples
 from progress.web.explain import verdict_words
@@ -25,7 +26,7 @@ from progress.web.html import esc, not_found_page
 from progress.web.kernel_check import LaunchFields
 from progress.web.limits import Limits, RateLimiter, state_bound
 from progress.web.play_form import PlayRequest
-from progress.web.play_page import Shown, play_links, playground_page
+from progress.web.play_page import Shown, play_links, playground_page, suffix
 from progress.web.playground import LANGUAGES, Checked, Drawing, TooLarge, check_text, default_view, draw
 from progress.web.runs import RunView, stored_runs
 from progress.web.submit import parse_submission, to_run
@@ -142,6 +143,33 @@ class Site:
             return drawing.dot, f"{stem}.dot"
         svg, _ = self.svg(drawing)
         return (svg, f"{stem}.svg") if svg is not None else None
+
+    # -- kernels on the visitor's GPU ---------------------------------------------
+
+    def kernel_plan(self, text: str, language: str, fields: LaunchFields) -> dict[str, Any]:
+        """The kernel run page's plan (`kernel_runs.plan`); an InputError says why the kernel cannot run."""
+        with self.checks:
+            return kernel_runs.plan(kernel_runs.prepare(text, language, fields, self.limits))
+
+    def kernel_report(self, body: bytes) -> dict[str, Any]:
+        """A posted run joined with the checker (`kernel_runs.report`)."""
+        posted = kernel_runs.parse_run(body)
+        if len(posted.text.encode("utf-8")) > self.limits.max_test_bytes:
+            raise InputError(f"the kernel is larger than {self.limits.max_test_bytes} bytes")
+        with self.checks:
+            return kernel_runs.report(posted, self.models, self.limits)
+
+    def kernel_run_page(self, wanted: PlayRequest) -> tuple[str, int]:
+        """The kernel run page, with the request's kernel (or an example) in its editor."""
+        loaded = self._loaded(wanted)
+        if isinstance(loaded, str):
+            return not_found_page("/kernel/run", loaded), 404
+        text, language = loaded
+        if language == "axb" or text is None:
+            text, language = (text, language) if language != "axb" else (None, "glsl")
+        name = f"{wanted.example}{suffix(language)}" if wanted.example else ""
+        shown = kernel_run_page.Shown(text or default_text(language), language, wanted.fields, examples(), name)
+        return kernel_run_page.kernel_run_page(shown), 200
 
     # -- suites ----------------------------------------------------------------
 

@@ -2,7 +2,9 @@
 
 The one module that runs it. `translate(source, limits)` hands WGSL to
 `naga_run.mjs` (parse, validate, SPIR-V with debug names) and returns the
-binary, or raises `NagaRefusal` with naga's own report; `refusal_error`
+binary, or raises `NagaRefusal` with naga's own report; `spirv_to_wgsl`
+the other way (naga's SPIR-V reader and WGSL writer: what the kernel run
+page hands WebGPU); `refusal_error`
 turns that report into an InputError at the WGSL `file:line:col` naga names
 (its columns count characters, as the project's do).
 
@@ -72,10 +74,27 @@ def translate(source: str, limits: ToolLimits = DEFAULT_LIMITS) -> bytes:
         cached = entry.read_bytes()
         if len(cached) >= 20 and len(cached) % 4 == 0 and cached[:4] == MAGIC:
             return cached
-    binary = _run(source, limits)
+    binary = _run(source.encode("utf-8"), limits)
     if entry is not None:
         _store(entry, binary)
     return binary
+
+
+def spirv_to_wgsl(binary: bytes, limits: ToolLimits = DEFAULT_LIMITS) -> str:
+    """naga's WGSL for the SPIR-V `binary` (its SPIR-V reader, then its WGSL
+    writer: what a WebGPU page can run), or NagaRefusal. Cached as `translate` is."""
+    wasm = _wasm_path()
+    key = _key(wasm, binary.hex(), "spirv")
+    entry = _entry(key, ".wgsl")
+    if entry is not None and trusted_file(entry):
+        try:
+            return entry.read_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    text = _run(binary, limits, "spirv").decode("utf-8")
+    if entry is not None:
+        _store(entry, text.encode("utf-8"))
+    return text
 
 
 def version() -> str:
@@ -134,22 +153,23 @@ def _installed_version(package: Path) -> str:
         ) from None
 
 
-def _run(source: str, limits: ToolLimits) -> bytes:
+def _run(data: bytes, limits: ToolLimits, mode: str = "wgsl") -> bytes:
+    """naga_run.mjs on `data` in `mode` ("wgsl": WGSL in, SPIR-V out; "spirv": the other way)."""
     node = shutil.which("node") or shutil.which("nodejs")
     if node is None:
         raise InputError(
             "node is not installed (or not on PATH): reading WGSL needs it; install the Debian package nodejs"
         )
-    command = [node, str(RUNNER), str(naga_dir())]
+    command = [node, str(RUNNER), str(naga_dir()), mode]
     if limits.memory_bytes is not None:  # the shell sets the limit, then becomes Node
         command = ["/bin/sh", "-c", 'ulimit -d "$0" && exec "$@"', str(limits.memory_bytes // 1024), *command]
     try:
-        done = subprocess.run(command, input=source.encode("utf-8"), capture_output=True, timeout=limits.timeout_s)
+        done = subprocess.run(command, input=data, capture_output=True, timeout=limits.timeout_s)
     except subprocess.TimeoutExpired:
         raise InputError(f"naga did not finish within {limits.timeout_s:g} s") from None
     except OSError as error:
         raise InputError(f"cannot run node: {error.strerror or error}") from None
-    if done.returncode == 0 and len(done.stdout) >= 20 and done.stdout[:4] == MAGIC:
+    if done.returncode == 0 and (mode == "spirv" or (len(done.stdout) >= 20 and done.stdout[:4] == MAGIC)):
         return done.stdout
     if done.returncode == 1:
         try:
@@ -181,19 +201,19 @@ def _tool_digest(wasm: Path, stamp: tuple[int, int]) -> bytes:
     return digest.digest()
 
 
-def _key(wasm: Path, source: str) -> str:
+def _key(wasm: Path, source: str, mode: str = "wgsl") -> str:
     info = wasm.stat()
     digest = hashlib.sha256(_tool_digest(wasm, (info.st_mtime_ns, info.st_size)))
-    digest.update(source.encode("utf-8"))
+    digest.update(mode.encode() + b"\0" + source.encode("utf-8"))
     return digest.hexdigest()
 
 
-def _entry(key: str) -> Path | None:
+def _entry(key: str, suffix: str = ".spv") -> Path | None:
     try:
         directory = private_dir(cache_root() / "wgsl")
     except CacheUnavailable:
         return None
-    entry = directory / f"{key[:40]}.spv"
+    entry = directory / f"{key[:40]}{suffix}"
     check_entry(entry)
     return entry
 

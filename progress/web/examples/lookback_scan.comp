@@ -1,0 +1,1 @@
+../../../litmus/kernels/lookback_scan.comp

@@ -1,0 +1,1 @@
+../../../litmus/kernels/mutual_wait.comp
