@@ -105,6 +105,7 @@ class Instrumented:
     clock: bool
     local_size: tuple[int, int, int]
     push_bindings: tuple[int, ...] = ()  # the bindings, in the control set, of the push constants (in id order)
+    occupiers: bool = True  # whether the prologue has the occupiers' branch
 
 
 LEAVES = ("return", "break")
@@ -129,7 +130,8 @@ def instrument(
     pass_ = _Pass(Draft(module), point.function, size, clock, leave == "break", occupiers)
     pass_.run()
     finished = pass_.draft.finish()
-    return Instrumented(finished, encode(finished), tuple(pass_.sites), pass_.set, clock, size, pass_.push_bindings)
+    sites = tuple(pass_.sites)
+    return Instrumented(finished, encode(finished), sites, pass_.set, clock, size, pass_.push_bindings, occupiers)
 
 
 class _Pass:

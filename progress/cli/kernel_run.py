@@ -57,13 +57,16 @@ def is_kernel_run(paths: list[str]) -> bool:
 
 
 def prepared(
-    path: str, given: LaunchSettings, check: bool = True
+    path: str, given: LaunchSettings, check: bool = True, leave: str = "return"
 ) -> tuple[LoadedKernel, KernelLaunch, KernelSystem | None]:
     """The kernel loaded, instrumented and validated, and its checker System
-    (None without `check`: a launch too large to check still runs)."""
+    (None without `check`: a launch too large to check still runs). `leave`:
+    "break" makes the module the WebGPU page runs (no occupiers in a kernel
+    with a barrier, as there)."""
     name = display(path)
     loaded = load_kernel(read_bytes(path), name, kind_of(path) or "spv", given)
-    launch = kernel_launch(loaded, name)
+    barrier = any(i.opcode == "OpControlBarrier" for i in loaded.module.instructions)
+    launch = kernel_launch(loaded, name, leave, occupiers=leave == "return" or not barrier)
     return loaded, launch, launch_system(loaded, Path(name).stem, name) if check else None
 
 
@@ -100,6 +103,7 @@ def run_kernels(
     output: Path,
     force: bool,
     check: bool = True,
+    leave: str = "return",
 ) -> None:
     """The command (see the module docstring); `check=False`: no verdicts, no output comparison."""
     target = output.with_suffix(".json")
@@ -109,7 +113,7 @@ def run_kernels(
     kernels, records = [], []
     for path in paths:
         try:
-            kernels.append(prepared(path, given, check))
+            kernels.append(prepared(path, given, check, leave))
         except NotRunnable as refusal:  # said, and the other kernels run
             click.echo(f"not run: {refusal}")
             records.append({"kernel": Path(path).name, "refused": str(refusal)})
@@ -131,6 +135,8 @@ def run_kernels(
             continue
         outcomes: list[ShapeOutcome] = []
         for name in shapes:
+            if name == "occupied" and not launch.occupiers:
+                continue  # leaving by breaking: a kernel with a barrier has no occupiers' branch
             shape = Shape(name, occupiers if name == "occupied" else 0)
             total = shape.occupiers + launch.workgroups
             budget = engine.kernel_budget(total, deadline_s)
@@ -153,6 +159,7 @@ def run_kernels(
         deadline_s=deadline_s,
         shapes=list(shapes),
         checked=check,
+        leave=leave,
         occupiers=occupiers,
         LP_NUM_THREADS=os.environ.get("LP_NUM_THREADS", "unset"),
         kernels=records,

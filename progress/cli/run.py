@@ -26,6 +26,7 @@ from rich.progress import (
 from rich.text import Text
 
 from progress.cli.inputs import expand, load, read_text
+from progress.cli.launch_options import constant_options
 from progress.cli.outputs import LineWriter, write_file
 from progress.cli.run_inputs import encoded, keyed_tests, selected
 from progress.core.program import Program
@@ -179,6 +180,15 @@ MAX_PACK = 2**31 - 1
     help="Kernels: occupying workgroups of the occupied shape (auto: 4223 on a GPU, lavapipe's threads - 1).",
 )
 @click.option(
+    "--leave",
+    type=click.Choice(["return", "break"]),
+    default="return",
+    show_default=True,
+    help="Kernels: how a timed-out invocation leaves: return, or break out of its loop "
+    "(the module the WebGPU page runs: WGSL's uniformity rule; docs/gpu.md).",
+)
+@constant_options
+@click.option(
     "--db",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
@@ -209,6 +219,10 @@ def run(
     shapes_text,
     occupy,
     check_kernels,
+    leave,
+    specs,
+    pushes,
+    local_size,
 ):
     """Run each test under each heuristic and record P or F (k/N).
 
@@ -238,6 +252,10 @@ def run(
             workgroups,
             buffers,
             inits,
+            specs,
+            pushes,
+            local_size,
+            leave,
             entry,
             shapes_text,
             occupy,
@@ -312,7 +330,7 @@ def _run_kernels(paths, backend, adapter, iterations, deadline_text, output, for
     from progress.cli.kernel_run import refuse_backend, run_kernels
     from progress.gpu.kernel_run import parse_shapes
 
-    workgroups, buffers, inits, entry, shapes_text, occupy, check = kernel_options
+    workgroups, buffers, inits, specs, pushes, local_size, leave, entry, shapes_text, occupy, check = kernel_options
     refuse_backend(backend)
     try:
         deadline_s = parse_duration(deadline_text)
@@ -322,9 +340,17 @@ def _run_kernels(paths, backend, adapter, iterations, deadline_text, output, for
     from progress.front.header import DEVICE_WORKGROUPS
 
     given = given_settings(
-        workgroups, buffers, inits, entry, False, workgroup_limit=None if check else DEVICE_WORKGROUPS
+        workgroups,
+        buffers,
+        inits,
+        entry,
+        False,
+        specs,
+        pushes,
+        local_size,
+        workgroup_limit=None if check else DEVICE_WORKGROUPS,
     )
-    run_kernels(paths, given, shapes, iterations, deadline_s, occupy, adapter, output, force, check)
+    run_kernels(paths, given, shapes, iterations, deadline_s, occupy, adapter, output, force, check, leave)
 
 
 def _settings(heuristics_text, iterations, deadline_text, instances_text) -> Settings:

@@ -76,6 +76,7 @@ class KernelLaunch:
     buffers: tuple[KernelBuffer, ...]
     control_set: int | None  # None: the kernel as written, without instrumentation
     sites: tuple[Site, ...]
+    occupiers: bool = True  # whether the module has the occupiers' branch (the occupied shape)
 
     @property
     def invocations(self) -> int:
@@ -96,7 +97,9 @@ def instrumented_launch(
         for b in buffers
     )
     binary = encode(without_line_info(done.module))
-    return KernelLaunch(name, binary, entry, done.local_size, workgroups, placed, done.descriptor_set, done.sites)
+    return KernelLaunch(
+        name, binary, entry, done.local_size, workgroups, placed, done.descriptor_set, done.sites, done.occupiers
+    )
 
 
 @dataclass(frozen=True)

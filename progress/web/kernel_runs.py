@@ -111,7 +111,7 @@ def prepare(text: str, language: str, fields: LaunchFields, limits: Limits) -> P
         said = refusal.formatted.strip().splitlines()
         reason = said[0] if said else refusal.kind
         raise InputError(f"{name}: naga cannot write this kernel as WGSL: {reason}") from None
-    shapes = tuple(s for s in SHAPES if s != "occupied" or not barrier)
+    shapes = tuple(s for s in SHAPES if s != "occupied" or launch.occupiers)
     return Prepared(loaded, launch, wgsl, shapes)
 
 

@@ -17,7 +17,7 @@
   const FIELDS = ["workgroups", "buffer", "init", "spec", "push", "local_size"];
   const KINDS = { storage: "storage", "read-only": "read-only-storage", uniform: "uniform" };
   const BUDGET_MARGIN = 16;  // checks kept below an adapter's loop cap, as wgpu_kernel.py does
-  let adapter = null, stopping = false;
+  let adapter = null, gpuOpen = null, stopping = false;
 
   function say(text, state) {
     const status = $("kernel-status");
@@ -218,7 +218,8 @@
     stopping = false;
     $("kernel-result").innerHTML = "";
     say("Preparing the kernel…", "running");
-    const gpu = await Gpu.open(adapter);
+    if (!gpuOpen || gpuOpen.lost) gpuOpen = await Gpu.open(gpuOpen ? null : adapter);  // an adapter gives one device
+    const gpu = gpuOpen;
     const chosen = settings(gpu.software);
     const planned = await plan();
     const shapes = chosen.shapes.filter((s) => planned.shapes.includes(s));
