@@ -25,7 +25,7 @@ import json
 import re
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -262,7 +262,7 @@ def report(posted: PostedRun, models: Sequence[ProgressModel], limits: Limits) -
     """The joined report of a posted run (the `/api/kernel/report` answer):
     the text `progress run` prints and its JSON record."""
     prepared = prepare(posted.text, posted.language, posted.fields, limits)
-    launch = prepared.launch
+    launch = replace(prepared.launch, name=posted.name) if posted.name else prepared.launch
     found = outcomes(posted, launch, prepared.shapes)
     system = launch_system(prepared.loaded, TEST_NAME, launch.name)
     bound = state_bound(limits, len(system.groups), len(system.layout.initial))
@@ -305,5 +305,5 @@ def _run_meta(posted: PostedRun, record: dict[str, Any], launch: KernelLaunch) -
         "occupiers": occupiers,
         "shapes": [o["name"] for o in posted.shapes],
         "leave": "break",
-        "kernels": [{**record, "kernel": posted.name or Path(launch.name).name}],
+        "kernels": [{**record, "kernel": Path(launch.name).name}],
     }
