@@ -67,6 +67,9 @@ def test_the_plan_is_the_instrumented_kernel_as_wgsl(client):
     assert planned["control"]["set"] == 1 and planned["control"]["words"] == CONTROL_WORDS
     assert planned["shapes"] == ["alone", "occupied", "reverse", "interleave"]
     assert [s["where"] for s in planned["sites"]] == ["kernel.comp:29"]
+    # naga's WGSL writer adds no loop bound (wgpu's force_loop_bounding is the SPIR-V writer's):
+    # the kernel's one loop and the occupiers' wait, and no 64-bit counter
+    assert planned["wgsl"].count("loop {") == 2 and "4294967295u" not in planned["wgsl"]
 
 
 def test_a_kernel_with_a_barrier_has_no_occupied_shape_and_no_return_before_it(client):
