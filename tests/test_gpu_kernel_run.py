@@ -309,3 +309,25 @@ def test_dat3m_inputs_and_wgsl_kernels_run(tmp_path, capsys):
     for kernel in (dat3m, wgsl):
         assert kernel["shapes"]["alone"]["cell"] == "P"
         assert kernel["shapes"]["alone"]["outputs"] == "a terminal state of the kernel"
+
+
+def run_cli(tmp_path, kernels: list[str], *args: str) -> dict:
+    out = tmp_path / "r.json"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", *kernels, *args, "--iterations", "2", "-o", str(out), "--force"])
+    assert exit_info.value.code == 0
+    return json.loads(out.read_text())
+
+
+def test_leave_break_runs_the_pages_module_and_no_occupiers_into_a_kernel_with_a_barrier(tmp_path):
+    """--leave break: lookback_scan.comp (a barrier) has no occupiers' branch, so
+    `occupied` is not run (launching occupiers into it ran them as kernel
+    workgroups: outputs that were no terminal state); --push reaches the device."""
+    report = run_cli(tmp_path, [str(LITMUS / "lookback_scan.comp")], "--leave", "break", "--shapes", "alone,occupied")
+    (lookback,) = report["kernels"]
+    assert list(lookback["shapes"]) == ["alone"] and report["leave"] == "break"
+    assert lookback["shapes"]["alone"]["outputs"] == "a terminal state of the kernel"
+    args = ("--leave", "break", "--push", "pc.increments=5", "--shapes", "alone,occupied")
+    (spec,) = run_cli(tmp_path, [str(LITMUS / "spec_ticket_lock.comp")], *args)["kernels"]
+    assert list(spec["shapes"]) == ["alone", "occupied"]
+    assert spec["shapes"]["alone"]["outputs"] == "a terminal state of the kernel"

@@ -127,7 +127,10 @@ def kernel_pictures():
     from progress.web.examples import examples
 
     for example in examples():
-        if example.language != "axb" and example.name not in ("occupancy_discovery", "lookback_scan"):  # past 400 states
+        if example.language != "axb" and example.name not in (
+            "occupancy_discovery",
+            "lookback_scan",
+        ):  # past 400 states
             loaded = load_kernel(example.text.encode(), f"{example.name}.k", example.language, LaunchSettings())
             yield example.name, launch_system(loaded, example.name, f"{example.name}.k")
 
