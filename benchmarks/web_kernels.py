@@ -60,7 +60,7 @@ def main() -> None:
 
     paths = [Path(k) for k in args.kernels] or sorted((REPO / "litmus" / "kernels").iterdir())
     records, texts, meta = [], [], None
-    started = time.monotonic()
+    started, began = time.monotonic(), datetime.now(UTC).isoformat(timespec="seconds")
     with server([sys.executable, "-m", "progress"], []) as url, sync_playwright() as playwright:
         chromium = launch(playwright)
         page = chromium.new_page()
@@ -81,7 +81,7 @@ def main() -> None:
         browser_binary=str(CHROMIUM),
         browser_version=version,
         browser_flags=list(WEBGPU_FLAGS),
-        started=datetime.now(UTC).isoformat(timespec="seconds"),
+        started=began,
         elapsed_s=round(time.monotonic() - started, 1),
         shapes=["alone", "occupied", "reverse", "interleave"],
         kernels=records,
