@@ -3,8 +3,8 @@
 //
 // clspv_message_passing.spvasm (OpenCL C's message passing as clspv
 // compiles it) in WGSL: 2 workgroups of one invocation (its Dat3M header's
-// @Config: 1, 1, 2), runtime-sized buffers of 2 and 1 elements starting at
-// 0 (its @Input), here in a `// progress:` line; the workgroup size an
+// `@Config: 1, 1, 2`), runtime-sized buffers of 2 and 1 elements starting
+// at 0 (its @Input), here in a `// progress:` line; the workgroup size an
 // override with clspv's default of 1; the release store and the acquire
 // load WGSL's atomicStore and atomicLoad (WGSL atomics are relaxed: the
 // checker's accesses are sequentially consistent either way).
