@@ -65,7 +65,14 @@ of every later collection. 4% of the 483-test JSON check (bench_scale.py)."""
     "--max-states",
     type=click.IntRange(min=1),
     default=None,
-    help="Stop a test's exploration past this many states (inconclusive, exit 3).",
+    help="Stop a test's exploration past this many states (inconclusive, exit 3). Kernels: 2000000 unless given.",
+)
+@click.option(
+    "--max-memory",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="MIB",
+    help="Kernels: stop a check once the process holds this many MiB (inconclusive, exit 3; default 4096).",
 )
 @click.option(
     "--time-limit",
@@ -100,7 +107,9 @@ of every later collection. 4% of the 483-test JSON check (bench_scale.py)."""
     "--optimize", is_flag=True, default=None, help="Kernels: also check the spirv-opt -O module and say what differs."
 )
 @constant_options
-def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit, expect_header, **kernel_options):
+def check(
+    paths, model_names, weak, strong, fmt, witness, max_states, max_memory, time_limit, expect_header, **kernel_options
+):
     """Decide whether each test is guaranteed to terminate.
 
     PATHS are .axb tests, kernels (.comp GLSL, .hlsl HLSL, .spv SPIR-V,
@@ -140,6 +149,7 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
                     time_limit=time_limit,
                     witnesses=witnesses,
                     known=known if expect_header else None,
+                    max_memory=None if max_memory is None else max_memory << 20,
                 )
                 expected = None if result.expected is None else _selected(result.expected, queries)
                 reports = [c.report for c in result.checked]
