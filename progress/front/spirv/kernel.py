@@ -18,9 +18,9 @@ from typing import Any
 
 from progress.core.system import LOCAL_LOOP, StepNote
 from progress.errors import InputError
+from progress.front.header import MAX_LOCAL_SIZE, MAX_WORKGROUPS
 from progress.front.spirv.execute import LOOPING, POISED, RETURNED, WAITING, Access, Interpreter
 from progress.front.spirv.ir import Instruction, Module
-from progress.front.header import MAX_LOCAL_SIZE, MAX_WORKGROUPS
 from progress.front.spirv.layout import Types, runtime_lengths, shared_layout
 
 MAX_PER_WORKGROUP = MAX_LOCAL_SIZE
