@@ -70,6 +70,15 @@ def small_run(page) -> None:
     )
 
 
+def kernel_run(page) -> None:
+    page.wait_for_selector("#kernel-start:enabled", timeout=60_000)
+    page.fill("#kernel-iterations", "4")
+    page.click("#kernel-start")
+    page.wait_for_selector(
+        "#kernel-run[data-state=done], #kernel-run[data-state=error], #kernel-run[data-state=stopped]", timeout=300_000
+    )
+
+
 def pages(url: str) -> list[tuple[str, str, Callable | None]]:
     """(name, address, what to do before the picture) of every page shown."""
     device = f"{url}/device/"
@@ -92,6 +101,8 @@ def pages(url: str) -> list[tuple[str, str, Callable | None]]:
         ("test-explorer", f"{url}/suite/paper/test/mutex.axb", explore),
         ("runner", f"{url}/suite/paper/run", None),
         ("runner-finished", f"{url}/suite/paper/run", small_run),
+        ("kernel-run", f"{url}/kernel/run?example=mutual_wait", None),
+        ("kernel-run-finished", f"{url}/kernel/run?example=tas_spinlock", kernel_run),
         ("devices", f"{url}/devices", None),
         ("device-swiftshader", device + urllib.parse.quote("google swiftshader"), None),
         ("device-lavapipe", device + urllib.parse.quote("llvmpipe (LLVM 15.0.6, 256 bits)"), None),

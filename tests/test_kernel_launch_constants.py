@@ -96,9 +96,11 @@ def test_the_header_sets_the_local_size():
     assert dict(next(iter(terminal_memories(system, None, None)))) == reduction(2, 2)
 
 
-def test_without_a_smaller_size_the_refusal_says_how():
-    text = refused(LAUNCH / "reduce512.comp", local_size="64")
-    assert "128 invocations; at most 64 can be checked" in text and "--local-size sets a smaller workgroup" in text
+def test_at_its_own_size_the_launch_is_taken():
+    """512 invocations a workgroup are no longer refused (issue 29): the check is bounded
+    by states and memory; --local-size still makes it small enough to finish."""
+    system = kernel_system(LAUNCH / "reduce512.comp", given_settings(None, [], [], None, None, local_size="512"))
+    assert system.per_group == 512 and len(system.groups) == 1024
 
 
 def test_a_literal_size_read_as_gl_workgroupsize_gets_constants_of_its_own():

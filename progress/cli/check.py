@@ -76,7 +76,14 @@ of every later collection. 4% of the 483-test JSON check (bench_scale.py)."""
     "--max-states",
     type=click.IntRange(min=1),
     default=None,
-    help="Stop a test's exploration past this many states (inconclusive, exit 3).",
+    help="Stop a test's exploration past this many states (inconclusive, exit 3). Kernels: 2000000 unless given.",
+)
+@click.option(
+    "--max-memory",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="MIB",
+    help="Kernels: stop a check once the process holds this many MiB (inconclusive, exit 3; default 4096).",
 )
 @click.option(
     "--time-limit",
@@ -112,7 +119,18 @@ of every later collection. 4% of the 483-test JSON check (bench_scale.py)."""
 )
 @constant_options
 def check(
-    paths, model_names, scope, weak, strong, fmt, witness, max_states, time_limit, expect_header, **kernel_options
+    paths,
+    model_names,
+    scope,
+    weak,
+    strong,
+    fmt,
+    witness,
+    max_states,
+    max_memory,
+    time_limit,
+    expect_header,
+    **kernel_options,
 ):
     """Decide whether each test is guaranteed to terminate.
 
@@ -153,6 +171,7 @@ def check(
                     time_limit=time_limit,
                     witnesses=witnesses,
                     known=known if expect_header else None,
+                    max_memory=None if max_memory is None else max_memory << 20,
                 )
                 expected = None if result.expected is None else _selected(result.expected, queries)
                 reports = [c.report for c in result.checked]

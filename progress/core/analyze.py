@@ -188,11 +188,15 @@ def check_system(
     max_states: int | None = None,
     time_limit: float | None = None,
     witnesses: bool = True,
+    max_memory: int | None = None,
+    bounded: bool = False,
 ) -> TestReport:
     """`check_program` for a System (a kernel): the models' threads are its
     groups, F is lifted to units, and a deadlock fails every query
-    (docs/semantics.md section 8)."""
-    budget = Budget(max_states, time_limit)
+    (docs/semantics.md section 8). `max_memory` bounds the resident bytes;
+    with `bounded`, a missing `max_states` or `max_memory` is the default
+    (KERNEL_STATES, KERNEL_MEMORY) and a stop says how to raise it."""
+    budget = kernel_budget(max_states, time_limit, max_memory, bounded)
     grouping = Grouping(system.groups)
     hierarchy = Hierarchy.of_sizes(system.groups, getattr(system, "subgroup_size", None))
     try:
@@ -201,6 +205,28 @@ def check_system(
     except Inconclusive as stop:
         verdicts = _stopped(queries, stop)
     return TestReport(system, system.digest, tuple(verdicts))
+
+
+KERNEL_STATES = 2_000_000
+"""`progress check`'s state bound for a kernel when --max-states is not given."""
+KERNEL_MEMORY = 4 << 30
+"""`progress check`'s resident-memory bound (bytes) for a kernel when --max-memory is not given."""
+RAISE_HINT = (
+    " (raise it with --max-states N or --max-memory MIB, or check a smaller launch: --workgroups, --local-size)"
+)
+
+
+def kernel_budget(max_states: int | None, time_limit: float | None, max_memory: int | None, bounded: bool) -> Budget:
+    """The budget of one kernel check; `bounded` fills in the defaults (`check_system`)."""
+    if not bounded:
+        return Budget(max_states, time_limit, max_bytes=max_memory)
+    return Budget(
+        KERNEL_STATES if max_states is None else max_states,
+        time_limit,
+        max_bytes=KERNEL_MEMORY if max_memory is None else max_memory,
+        hint=RAISE_HINT,
+        default=max_states is None,
+    )
 
 
 def _decide_all(

@@ -3,7 +3,11 @@
 - GLSL: `glslangValidator -V -g --target-env vulkan1.1 -S comp` (OpLine per
   statement and the source embedded, which `lines.py` reads);
   HLSL: the same with `-D -e ENTRY` (ENTRY `main` unless given);
-  SPIR-V assembly: `spirv-as --target-env vulkan1.1`;
+  SPIR-V assembly: `spirv-as --target-env spv1.N` at the version its header
+  comment states (`; Version: 1.N`, as spirv-dis writes it), else
+  `--target-env vulkan1.1` (SPIR-V 1.3): a module is assembled at its own
+  version, so 1.4's rules (every global variable in the entry point's
+  interface) hold where the module was written for them;
   `--optimize`: `spirv-opt -O`; every module: `spirv-val --target-env vulkan1.3`.
 - A missing tool is an InputError (exit 2) naming its Debian package. A
   source the tool rejects is an InputError at `file:line:col` (glslang's
@@ -43,6 +47,9 @@ PACKAGES = {
 }
 GLSL_FLAGS = ("-V", "-g", "--target-env", "vulkan1.1", "-S", "comp")
 AS_FLAGS = ("--target-env", "vulkan1.1")
+"""Assembly without a `; Version:` comment (SPIR-V 1.3, what glslang writes for vulkan1.1)."""
+VERSIONS = range(0, 7)
+"""The minor versions of SPIR-V 1.x the tools assemble (1.0 to 1.6)."""
 OPT_FLAGS = ("-O",)
 VAL_FLAGS = ("--target-env", "vulkan1.3")
 MAGIC_BYTES = (b"\x03\x02\x23\x07", b"\x07\x23\x02\x03")
@@ -51,6 +58,8 @@ _GLSLANG_ERROR = re.compile(r"^ERROR: (?:[^:\n]*):(\d+): (.*)$", re.MULTILINE)
 _GLSLANG_GLOBAL = re.compile(r"^ERROR: (?!\d+ compilation errors)(.*)$", re.MULTILINE)
 _AS_ERROR = re.compile(r"^error: (\d+): (\d+): (.*)$", re.MULTILINE)
 _QUOTED = re.compile(r"'([^']+)'")
+_VERSION = re.compile(r"^\s*;\s*Version:\s*(\S*)\s*$")
+_STATED = re.compile(r"1\.(\d)")
 
 
 @dataclass(frozen=True)
@@ -78,8 +87,32 @@ def compile_shader(
 
 
 def assemble(source: bytes, name: str, limits: ToolLimits = DEFAULT_LIMITS) -> bytes:
-    """The binary of a SPIR-V assembly text."""
-    return _cached("spirv-as", AS_FLAGS, source, lambda work: _spirv_as(source, name, work, limits))
+    """The binary of a SPIR-V assembly text, at the version it states (`assembly_flags`)."""
+    flags = assembly_flags(source, name)
+    return _cached("spirv-as", flags, source, lambda work: _spirv_as(source, flags, name, work, limits))
+
+
+def assembly_flags(source: bytes, name: str) -> tuple[str, ...]:
+    """spirv-as's target for an assembly text: `spv1.N` when a comment line of its
+    header (the comments before the first instruction) says `; Version: 1.N`, else
+    AS_FLAGS. Another version (2.0, 1.7, garbage) is an InputError at that line."""
+    lines = source_lines(source.decode("utf-8", errors="replace"))
+    for number, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith(";"):
+            break
+        match = _VERSION.match(line)
+        if match is None:
+            continue
+        stated = _STATED.fullmatch(match.group(1))
+        if stated is None or int(stated.group(1)) not in VERSIONS:
+            column = line.index(match.group(1)) + 1 if match.group(1) else len(line) + 1
+            raise InputError(
+                f"SPIR-V version {match.group(1)!r}: the assembler takes 1.0 to 1.6",
+                SourcePosition(name, number, column, line),
+            )
+        return ("--target-env", f"spv1.{stated.group(1)}")
+    return AS_FLAGS
 
 
 def optimize(binary: bytes, name: str, limits: ToolLimits = DEFAULT_LIMITS) -> bytes:
@@ -170,9 +203,9 @@ def _glslang_error(output: str, source: bytes, name: str) -> InputError:
     return InputError(message + suffix, SourcePosition(name, line, column, text))
 
 
-def _spirv_as(source: bytes, name: str, work: Path, limits: ToolLimits) -> bytes:
+def _spirv_as(source: bytes, flags: tuple[str, ...], name: str, work: Path, limits: ToolLimits) -> bytes:
     (work / "kernel.spvasm").write_bytes(source)
-    done = _run(["spirv-as", *AS_FLAGS, "kernel.spvasm", "-o", "kernel.spv"], "spirv-as", str(work), limits)
+    done = _run(["spirv-as", *flags, "kernel.spvasm", "-o", "kernel.spv"], "spirv-as", str(work), limits)
     if done.returncode != 0 or not (work / "kernel.spv").is_file():
         output = (done.stderr + done.stdout).strip()
         match = _AS_ERROR.search(output)
