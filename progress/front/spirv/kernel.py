@@ -43,6 +43,7 @@ class Launch:
     init: tuple[tuple[str, int | None, int], ...] = ()
     entry: str | None = None
     push: tuple[tuple[str, int | None, int], ...] = ()
+    subgroup_size: int | None = None
 
 
 class KernelSystem:
@@ -66,6 +67,8 @@ class KernelSystem:
         self.interpreter = Interpreter(view, entry.function, types, self.layout, (launch.workgroups, *size))
         self.name, self.digest = name, digest
         self.per_group = per_group
+        self.subgroup_size = min(launch.subgroup_size or per_group, per_group)
+        """Invocations per subgroup (docs/semantics.md section 10); the whole workgroup unless given."""
         self.groups = tuple(u // per_group for u in range(launch.workgroups * per_group))
         self._cell_names = {at: cell for cell, at in self.layout.names}
         self._cells = len(self.layout.initial)
