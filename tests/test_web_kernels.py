@@ -303,8 +303,8 @@ void main() {
 
 def test_constant_fields_specialize_the_kernel(client):
     """--spec, --push and --local-size as the playground's fields: a 256-invocation kernel at 2."""
-    too_big = check(client, SIZED).json()
-    assert too_big["ok"] is False and "--local-size sets a smaller workgroup" in too_big["error"]
+    too_big = check(client, SIZED).json()  # taken since issue 29, and stopped by the playground's state bound
+    assert too_big["launch"] == "1 workgroup of 256 invocations" and too_big["inconclusive"] is True
     body = check(client, SIZED, local_size="2", spec="ROUNDS=1", push="pc.step=3").json()
     assert body["ok"] is True, body
     assert body["launch"] == "1 workgroup of 2 invocations, spec ROUNDS=1, push pc.step=3"
