@@ -28,6 +28,9 @@ MAX_PER_WORKGROUP = MAX_LOCAL_SIZE
 launch is refused; within them its check is bounded by states and memory (`progress check`'s defaults),
 not by a count of invocations."""
 
+READS = frozenset({"OpLoad", "OpAtomicLoad"})
+"""The accesses that never write (every other atomic may)."""
+
 State = Any  # a tuple[int, ...]; Any so that it meets the System protocol, whose states are any Hashable
 """The shared cells, then one number per invocation: its frozen local state, interned."""
 
@@ -43,6 +46,7 @@ class Launch:
     init: tuple[tuple[str, int | None, int], ...] = ()
     entry: str | None = None
     push: tuple[tuple[str, int | None, int], ...] = ()
+    subgroup_size: int | None = None
 
 
 class KernelSystem:
@@ -66,6 +70,8 @@ class KernelSystem:
         self.interpreter = Interpreter(view, entry.function, types, self.layout, (launch.workgroups, *size))
         self.name, self.digest = name, digest
         self.per_group = per_group
+        self.subgroup_size = min(launch.subgroup_size or per_group, per_group)
+        """Invocations per subgroup (docs/semantics.md section 10); the whole workgroup unless given."""
         self.groups = tuple(u // per_group for u in range(launch.workgroups * per_group))
         self._cell_names = {at: cell for cell, at in self.layout.names}
         self._cells = len(self.layout.initial)
@@ -180,6 +186,37 @@ class KernelSystem:
 
     def released(self, unit: int, local: int) -> int:
         return self._released_local(unit, local)
+
+    # --- what progress.core.reduce reads (the Footprinted protocol) ----------
+
+    def footprint(self, state: State, unit: int) -> tuple[tuple[int, ...], bool] | None:
+        local = state[self._cells + unit]
+        if self._status[local] != POISED:
+            return None
+        access = self._access_of(unit, local)
+        if access.barrier:
+            return None
+        return access.cells, access.instruction.opcode not in READS
+
+    def step(self, state: State, unit: int) -> State:
+        local = state[self._cells + unit]
+        if self._status[local] == LOOPING:
+            return state
+        writes, new_local = self._step(unit, local, state)
+        at = self._cells + unit
+        new = state[:at] + (new_local,) + state[at + 1 :]
+        if self._status[new_local] == WAITING:
+            new = self._release(unit, new)
+        return _written(new, writes)
+
+    def active(self, state: State, unit: int) -> bool:
+        return self._status[state[self._cells + unit]] in (POISED, LOOPING)
+
+    def fresh(self, state: State, unit: int) -> bool:
+        """A unit's local state changes only by its own steps (a release
+        follows its arrival), so one that differs from its first has stepped."""
+        at = self._cells + unit
+        return state[at] == self.initial[at]
 
     # --- stepping -----------------------------------------------------------
 
