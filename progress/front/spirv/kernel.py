@@ -81,6 +81,7 @@ class KernelSystem:
         self._access: dict[tuple[int, int], Access] = {}
         self._after: dict[tuple[int, int, tuple[int, ...]], tuple[tuple[tuple[int, int], ...], int]] = {}
         self._released: dict[tuple[int, int], int] = {}
+        self._barriers: dict[tuple[Any, ...], int] = {}
 
     # --- the System protocol ------------------------------------------------
 
@@ -154,6 +155,37 @@ class KernelSystem:
     def unit_name(self, unit: int) -> str:
         group, index = divmod(unit, self.per_group)
         return f"workgroup {group} invocation {index}"
+
+    # --- the step tables of the compiled explorer (progress/core/kernel_jit.py) ---
+
+    @property
+    def n_cells(self) -> int:
+        return self._cells
+
+    def local_count(self) -> int:
+        return len(self._locals)
+
+    def local_status(self, local: int) -> int:
+        return self._status[local]
+
+    def barrier_of(self, local: int) -> int:
+        """A number per barrier instruction (function, block, position) a WAITING local waits at."""
+        where = _position(self._locals[local])
+        return self._barriers.setdefault(where, len(self._barriers))
+
+    def access_cells(self, unit: int, local: int) -> tuple[tuple[int, ...], bool]:
+        access = self._access_of(unit, local)
+        return tuple(access.cells), access.barrier
+
+    def step_result(self, unit: int, local: int, values: tuple[int, ...]) -> tuple[tuple[tuple[int, int], ...], int]:
+        access = self._access_of(unit, local)
+        state = [0] * self._cells
+        for cell, value in zip(access.cells, values):
+            state[cell] = value
+        return self._step(unit, local, tuple(state))
+
+    def released(self, unit: int, local: int) -> int:
+        return self._released_local(unit, local)
 
     # --- what progress.core.reduce reads (the Footprinted protocol) ----------
 
