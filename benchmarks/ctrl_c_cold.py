@@ -67,11 +67,11 @@ def main() -> int:
         base = Path(tmp)
         env = fresh(base / "ref")
         began = time.monotonic()
-        child, first_at, _ = start(["--out", str(base / "ref.db"), "--export", str(base / "ref")], env)
+        child, first_at, _ = start(["--out", str(base / "ref.db"), "--export", str(base / "ref-export")], env)
         child.communicate(timeout=1800)
         cold = time.monotonic() - first_at
         assert child.returncode == 0
-        reference = tree(base / "ref")
+        reference = tree(base / "ref-export")
         print(f"cold start: {time.monotonic() - began:.1f} s in all, {cold:.1f} s after the first line", flush=True)
         for fraction in fractions:
             folder = base / f"d{fraction}"
