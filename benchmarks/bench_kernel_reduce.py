@@ -172,7 +172,8 @@ def _write_section(rows: list[dict], meta: dict) -> None:
         "are the unreduced ones (not compared where either is inconclusive). Measured on the",
         "shared 2-core development machine while other jobs ran: times are indicative.",
         "",
-        "| kernel | invocations | states | states, --reduce | seconds | seconds, --reduce | verdicts (--reduce) | agree |",
+        "| kernel | invocations | states | states, --reduce | seconds | seconds, --reduce | verdicts (--reduce) "
+        "| agree |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
