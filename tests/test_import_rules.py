@@ -36,6 +36,8 @@ CHECK_PATH = (
     "progress/core/graph.py",
     "progress/core/check.py",
     "progress/core/witness.py",
+    "progress/core/scoped.py",
+    "progress/core/model_spec.py",
     "progress/core/analyze.py",
     "progress/core/registry.py",
     "progress/core/canonical.py",

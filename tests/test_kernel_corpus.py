@@ -48,6 +48,8 @@ def test_corpus_has_the_idioms_the_issue_names():
         "barrier_divergence.comp",
         "local_livelock.comp",
         "plain_spin.comp",
+        "clspv_message_passing.spvasm",  # other compilers' SPIR-V: clspv's (OpenCL C), DXC's (HLSL)
+        "dxc_ticket_lock.spvasm",
     ]:
         assert wanted in names
     assert sum(f.suffix == ".hlsl" for f in FILES) >= 2

@@ -96,9 +96,11 @@ def test_the_header_sets_the_local_size():
     assert dict(next(iter(terminal_memories(system, None, None)))) == reduction(2, 2)
 
 
-def test_without_a_smaller_size_the_refusal_says_how():
-    text = refused(LAUNCH / "reduce512.comp", local_size="64")
-    assert "128 invocations; at most 64 can be checked" in text and "--local-size sets a smaller workgroup" in text
+def test_at_its_own_size_the_launch_is_taken():
+    """512 invocations a workgroup are no longer refused (issue 29): the check is bounded
+    by states and memory; --local-size still makes it small enough to finish."""
+    system = kernel_system(LAUNCH / "reduce512.comp", given_settings(None, [], [], None, None, local_size="512"))
+    assert system.per_group == 512 and len(system.groups) == 1024
 
 
 def test_a_literal_size_read_as_gl_workgroupsize_gets_constants_of_its_own():
@@ -188,3 +190,24 @@ def test_an_operation_without_a_value_is_refused_at_its_line(tmp_path):
     assert memory(tmp_path / "div.spvasm", specs=("a=4",))["out[5]"] == (4 + 7) // 7
     message = refused(tmp_path / "div.spvasm", specs=("b=0",))
     assert "div.spvasm:44:9: error: OpSpecConstantOp: OpUDiv cannot be evaluated (division by zero)" in message
+
+
+KERNELS = Path(__file__).parents[1] / "litmus" / "kernels"
+
+
+def test_hlsl_specialization_and_push_constants():
+    """hlsl_spec_ticket_lock.hlsl: `[[vk::constant_id(1)]] ROUNDS` and a
+    `[[vk::push_constant]]` ConstantBuffer; every workgroup adds `increments`
+    ROUNDS times under the lock, and serves as many tickets as it took. (Cells
+    by buffer and index: glslang named the array member, Slang's is left out.)"""
+    path = KERNELS / "hlsl_spec_ticket_lock.hlsl"
+
+    def cells(workgroups: str | None = None, **constants) -> tuple[int, int, int]:
+        final = memory(path, workgroups, **constants)
+        value = {(name.split(".")[0].split("[")[0], name.rsplit("[", 1)[1]): v for name, v in final.items()}
+        return value[("tickets", "0]")], value[("tickets", "1]")], value[("counter", "0]")]
+
+    assert cells() == (4, 4, 2 * 2 * 3)  # the header: 2 workgroups, ROUNDS=2, pc.increments=3
+    assert cells("3", specs=("1=1",), pushes=("pc.increments=5",)) == (3, 3, 3 * 1 * 5)
+    assert cells("1", specs=("ROUNDS=3",), pushes=("pc=0",)) == (3, 3, 0)
+    assert "no specialization constant has SpecId 7" in refused(path, specs=("7=1",))

@@ -180,6 +180,6 @@ def test_a_layout_error_inside_a_step_has_the_instruction_line(tmp_path, monkeyp
         return real(self, tid, name, offset)
 
     monkeypatch.setattr(layout.Types, "leaves", leaves)
-    # line 6: Slang's -g2 stores the parameter `id` into a debug variable first
-    with pytest.raises(InputError, match=r"two.hlsl:6: OpStore: a value of type %\d+ cannot be kept"):
+    # line 7: Slang's -g2 stores the parameter `id` into a debug variable first
+    with pytest.raises(InputError, match=r"two.hlsl:7: OpStore: a value of type %\d+ cannot be kept"):
         terminal_memories(kernel_system(path, given_settings(None, ["flags=1", "data=3"], [], None, None)), None, None)

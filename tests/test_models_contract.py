@@ -214,8 +214,10 @@ def test_registry_rejects_bad_entry_points(monkeypatch, fresh_registry):
 def test_models_cli_lists_every_model():
     run = subprocess.run(progress_command() + ["models"], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
-    lines = run.stdout.splitlines()
+    listed, scopes = run.stdout.split("\n\n")
+    lines = listed.splitlines()
     assert [line.split()[0] for line in lines] == list(BUILT_INS)
+    assert [line.split()[0] for line in scopes.splitlines()[1:4]] == ["workgroup", "subgroup", "lane"]
     for line, model in zip(lines, registry.all_models()):
         assert model.definition in line
         assert ("above: " + (", ".join(model.below) or "-")) in line

@@ -13,6 +13,7 @@ import io
 import json
 import re
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -166,6 +167,27 @@ def table_rows(page: str, klass: str) -> list[list[str]]:
     block = page.split(f'<table class="{klass}">')[1].split("</table>")[0]
     rows = re.findall(r"<tr[^>]*>(.*?)</tr>", block.split("<tbody>")[1])
     return [[html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td>(.*?)</td>", row)] for row in rows]
+
+
+def test_serve_without_suites_serves_the_shipped_ones(tmp_path, monkeypatch):
+    """`progress serve` with no --suite: its front page lists each folder of .axb tests in litmus/."""
+    from click.testing import CliRunner
+
+    from progress.cli import serve as serve_cli
+
+    served = []
+    monkeypatch.setattr(serve_cli, "_listen", lambda host, port: socket.create_server(("127.0.0.1", 0)))
+    monkeypatch.setattr("progress.web.app.serve", lambda site, listener: (served.append(site), listener.close()))
+    done = CliRunner().invoke(serve_cli.serve, ["--db", str(tmp_path / "r.db")])
+    assert done.exit_code == 0, done.output
+    assert "(4 suite(s)," in done.output
+    page = TestClient(create_app(served[0])).get("/").text
+    assert "no-suites" not in page
+    litmus = Path(__file__).resolve().parents[1] / "litmus"
+    for name, count in (("idioms", 7), ("oopsla21", 483), ("paper", 6), ("separating", 30)):
+        assert len(list((litmus / name).rglob("*.axb"))) == count
+        assert f'<a href="/suite/{name}">{name}</a></b><br>{count} tests:' in page
+    assert "/suite/kernels" not in page  # GLSL, HLSL and SPIR-V kernels are no suite of .axb tests
 
 
 def test_suite_page_shows_table_4_of_the_paper(client):

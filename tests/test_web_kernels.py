@@ -18,7 +18,7 @@ from starlette.testclient import TestClient
 
 from progress.core.registry import all_models
 from progress.front.header import kernel_expectations
-from progress.front.spirv import toolchain
+from progress.front.spirv import toolchain, tools
 from progress.web.app import create_app
 from progress.web.examples import FOLDER, KERNELS, examples
 from progress.web.limits import Limits
@@ -168,6 +168,7 @@ def test_the_compiler_is_bounded_in_time(tmp_path, monkeypatch):
     script.write_text('#!/bin/sh\ncase "$1" in --version) echo fake 1.0;; *) sleep 30;; esac\n')
     script.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake}:/usr/bin:/bin")
+    monkeypatch.setattr(tools, "cmeel_prefix", lambda: None)  # the fake, not the PyPI glslang
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # no cached compile of an earlier run
     toolchain.tool_version.cache_clear()
     try:
@@ -303,8 +304,8 @@ void main() {
 
 def test_constant_fields_specialize_the_kernel(client):
     """--spec, --push and --local-size as the playground's fields: a 256-invocation kernel at 2."""
-    too_big = check(client, SIZED).json()
-    assert too_big["ok"] is False and "--local-size sets a smaller workgroup" in too_big["error"]
+    too_big = check(client, SIZED).json()  # taken since issue 29, and stopped by the playground's state bound
+    assert too_big["launch"] == "1 workgroup of 256 invocations" and too_big["inconclusive"] is True
     body = check(client, SIZED, local_size="2", spec="ROUNDS=1", push="pc.step=3").json()
     assert body["ok"] is True, body
     assert body["launch"] == "1 workgroup of 2 invocations, spec ROUNDS=1, push pc.step=3"

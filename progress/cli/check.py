@@ -13,8 +13,9 @@ from progress.cli.inputs import AXB_SUFFIXES, KERNEL_SUFFIXES, STDIN, display, e
 from progress.cli.launch_options import constant_options
 from progress.cli.verdict_table import nearest_table, table_expectations
 from progress.core.analyze import FAIRNESSES, check_program, queries_for
+from progress.core.model_spec import parse_models
 from progress.core.program import Program
-from progress.core.registry import all_models, find_model
+from progress.core.registry import all_models
 from progress.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
 from progress.front.axb.parse import parse_program
 from progress.front.expect import expectations, has_expect_line, known_verdicts, mismatches
@@ -44,7 +45,17 @@ of every later collection. 4% of the 483-test JSON check (bench_scale.py)."""
     "model_names",
     multiple=True,
     metavar="MODEL",
-    help="Check under this model only (repeatable, or a list: HSA,OBE). Default: every registered model.",
+    help="Check under this model only (repeatable, or a list: HSA,OBE); a model per scope: "
+    "OBE/HSA/fair, workgroup=OBE,subgroup=HSA,lane=fair or Dat3M's [QF=OBE, SG=UNFAIR, DEFAULT=FAIR]. "
+    "Default: every registered model.",
+)
+@click.option(
+    "--scope",
+    type=click.Choice(["workgroup", "subgroup", "lane"]),
+    default="workgroup",
+    show_default=True,
+    help=".axb tests: each thread its own workgroup, each its own subgroup of one workgroup, or the lanes "
+    "of one subgroup; a plain --model M is M at that scope, fair at the others.",
 )
 @click.option("--weak", is_flag=True, help="Weak fairness only.")
 @click.option("--strong", is_flag=True, help="Strong fairness only.")
@@ -65,7 +76,14 @@ of every later collection. 4% of the 483-test JSON check (bench_scale.py)."""
     "--max-states",
     type=click.IntRange(min=1),
     default=None,
-    help="Stop a test's exploration past this many states (inconclusive, exit 3).",
+    help="Stop a test's exploration past this many states (inconclusive, exit 3). Kernels: 2000000 unless given.",
+)
+@click.option(
+    "--max-memory",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="MIB",
+    help="Kernels: stop a check once the process holds this many MiB (inconclusive, exit 3; default 4096).",
 )
 @click.option(
     "--time-limit",
@@ -100,7 +118,20 @@ of every later collection. 4% of the 483-test JSON check (bench_scale.py)."""
     "--optimize", is_flag=True, default=None, help="Kernels: also check the spirv-opt -O module and say what differs."
 )
 @constant_options
-def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit, expect_header, **kernel_options):
+def check(
+    paths,
+    model_names,
+    scope,
+    weak,
+    strong,
+    fmt,
+    witness,
+    max_states,
+    max_memory,
+    time_limit,
+    expect_header,
+    **kernel_options,
+):
     """Decide whether each test is guaranteed to terminate.
 
     PATHS are .axb tests, kernels (.comp GLSL, .hlsl HLSL, .spv SPIR-V,
@@ -111,7 +142,7 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
     """
     gc.freeze()  # the modules loaded so far stay; fewer, cheaper collections while checking
     gc.set_threshold(GC_THRESHOLD, 20, 20)
-    models = list(dict.fromkeys(find_model(name) for name in _model_list(model_names))) or list(all_models())
+    models = parse_models(model_names) or list(all_models())
     if weak and strong:
         raise UsageError("--weak and --strong exclude each other (give neither for both)")
     if time_limit is not None and not math.isfinite(time_limit):
@@ -140,6 +171,7 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
                     time_limit=time_limit,
                     witnesses=witnesses,
                     known=known if expect_header else None,
+                    max_memory=None if max_memory is None else max_memory << 20,
                 )
                 expected = None if result.expected is None else _selected(result.expected, queries)
                 reports = [c.report for c in result.checked]
@@ -150,7 +182,9 @@ def check(paths, model_names, weak, strong, fmt, witness, max_states, time_limit
                 program = parse_program(text, display(path))
                 expected = _selected(_expectations_of(text, path, known), queries) if expect_header else None
                 reports = [
-                    check_program(program, queries, max_states=max_states, time_limit=time_limit, witnesses=witnesses)
+                    check_program(
+                        program, queries, max_states=max_states, time_limit=time_limit, witnesses=witnesses, scope=scope
+                    )
                 ]
                 notes, failed = (), None
         except InputError as error:
@@ -216,17 +250,6 @@ def _kernel_settings(**options):
     from progress.cli.kernel import given_settings
 
     return given_settings(**options)
-
-
-def _model_list(values: tuple[str, ...]) -> list[str]:
-    """The model names of every --model value, each a name or a comma-separated list."""
-    names = []
-    for value in values:
-        for name in value.split(","):
-            if not name.strip():
-                raise UsageError(f"--model {value!r} has an empty model name (write e.g. --model HSA,OBE)")
-            names.append(name.strip())
-    return names
 
 
 def _expectations_of(text: str, path, known) -> dict:

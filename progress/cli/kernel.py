@@ -16,7 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from progress.cli.inputs import display, read_bytes
-from progress.core.analyze import Query, TestReport, check_system
+from progress.core.analyze import KERNEL_STATES, Query, TestReport, check_system
 from progress.core.lts import terminal_memories
 from progress.errors import Inconclusive, InputError
 from progress.front.header import (
@@ -71,6 +71,7 @@ def check_kernel(
     time_limit: float | None,
     witnesses: bool,
     known: dict | None = None,
+    max_memory: int | None = None,
 ) -> KernelResult:
     """Check the kernel in `path` under the command line's settings `given`;
     with `known` (the verdicts that can be named), read its `expect:` line too."""
@@ -79,7 +80,13 @@ def check_kernel(
     kind = kind_of(path) or "spv"
     loaded = load_kernel(data, name, kind, given)
     expected = None if known is None else _expectations(loaded, name, kind, known)
-    options = {"max_states": max_states, "time_limit": time_limit, "witnesses": witnesses}
+    options = {
+        "max_states": max_states,
+        "time_limit": time_limit,
+        "witnesses": witnesses,
+        "max_memory": max_memory,
+        "bounded": True,
+    }
     source = _checked(loaded, test_name(name), name, queries, options)
     notes = loaded.notes + subgroup_notes(loaded.settings, source.system)
     if not loaded.settings.optimize:
@@ -172,8 +179,9 @@ def _differences(
     ]
     verdicts_differ = bool(lines)
     try:
-        before = terminal_memories(source.system, max_states, time_limit)
-        after = terminal_memories(optimized.system, max_states, time_limit)
+        bound = KERNEL_STATES if max_states is None else max_states
+        before = terminal_memories(source.system, bound, time_limit)
+        after = terminal_memories(optimized.system, bound, time_limit)
     except Inconclusive as stop:
         lines.append(f"{name}: --optimize: terminal memory states not compared ({stop.reason})")
         return tuple(lines)

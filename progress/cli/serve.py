@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,6 +16,11 @@ from progress.front.axb.parse import parse_program
 from progress.web.limits import Limits
 from progress.web.suites import Suite, build_suite, description_of
 
+if TYPE_CHECKING:
+    from progress.web.site import Site
+
+SHIPPED = Path(__file__).parents[1] / "web" / "litmus"
+"""litmus/ of the checkout (`progress/web/litmus` links to it; package data in an install)."""
 DEFAULT_DB = "progress-results.db"
 """The results database's default (progress.gpu.database.DEFAULT_PATH): the one `progress devices` reads."""
 
@@ -27,7 +33,8 @@ DEFAULT_DB = "progress-results.db"
     "suites",
     multiple=True,
     type=click.Path(file_okay=False, path_type=Path),
-    help="A directory of .axb tests to serve as a suite named after it (repeatable; fixed at start).",
+    help="A directory of .axb tests to serve as a suite named after it (repeatable; fixed at start). "
+    "None: the suites shipped in litmus/.",
 )
 @click.option(
     "--db",
@@ -59,7 +66,8 @@ DEFAULT_DB = "progress-results.db"
 )
 def serve(host, port, suites, db, max_states, time_limit, submissions_per_minute):
     """Serve the browser front: a playground (check a test or a kernel, see
-    its verdicts, lasso and LTS), each --suite's verdicts, counts and a page
+    its verdicts, lasso and LTS), each --suite's (without --suite: each
+    folder of .axb tests in the shipped litmus/) verdicts, counts and a page
     per test (explained, with an explorer that runs it on the visitor's GPU),
     a WebGPU runner that runs a suite on the visitor's GPU and, when asked,
     stores the result in --db, a conformance page per device, a summary by
@@ -69,18 +77,32 @@ def serve(host, port, suites, db, max_states, time_limit, submissions_per_minute
     is an error (exit 2), as is an address that cannot be listened on. Stop
     with Ctrl-C.
     """
-    from progress.gpu.database import usable_database
     from progress.web.app import serve as run_server
-    from progress.web.site import Site
 
     limits = Limits(max_states=max_states, time_limit_s=time_limit, submissions_per_minute=submissions_per_minute)
-    loaded = load_suites(list(suites), limits)
-    usable_database(db)
+    site = build_site(list(suites) or shipped_suites(), db, limits)
     listener = _listen(host, port)
-    site = Site({s.name: s for s in loaded}, db, tuple(all_models()), limits)
     bound = listener.getsockname()
-    click.echo(f"progress serve: http://{_shown(bound[0])}:{bound[1]}/ ({len(loaded)} suite(s), results in {db})")
+    shown = f"http://{_shown(bound[0])}:{bound[1]}/ ({len(site.suites)} suite(s), results in {db})"
+    click.echo(f"progress serve: {shown}")
     run_server(site, listener)
+
+
+def build_site(directories: list[Path], db: Path, limits: Limits) -> Site:
+    """The server's state: these suites loaded and checked, `db` usable (else UsageError)."""
+    from progress.gpu.database import usable_database
+    from progress.web.site import Site
+
+    loaded = load_suites(directories, limits)
+    usable_database(db)
+    return Site({s.name: s for s in loaded}, db, tuple(all_models()), limits)
+
+
+def shipped_suites(root: Path = SHIPPED) -> list[Path]:
+    """The folders directly in `root` that hold .axb tests (the kernel folders hold none), sorted."""
+    if not root.is_dir():
+        return []
+    return sorted(folder for folder in root.iterdir() if folder.is_dir() and any(folder.rglob("*.axb")))
 
 
 def load_suites(directories: list[Path], limits: Limits) -> list[Suite]:

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from progress.core.canonical import canonical_hash
-from progress.core.check import STRONG, WEAK, Cycle, cycles, witness
+from progress.core.check import STRONG, WEAK, Cycle, cycles, scoped_strong_witness, scoped_weak_witness, witness
 from progress.core.lts import LTS, Budget, ProgramLTS, explore, explore_system, product
 from progress.core.program import Program
+from progress.core.scoped import Hierarchy, ScopedFair, ScopedModel, at_scope
 from progress.core.semantics import compile_program
 from progress.core.system import Grouping, System
 from progress.core.witness import Lasso, Plans, build_lasso, deadlock_lasso
@@ -31,7 +32,7 @@ FAIRNESSES = (WEAK, STRONG)
 
 @dataclass(frozen=True)
 class Query:
-    model: ProgressModel
+    model: ProgressModel | ScopedModel
     fairness: str  # "weak", "strong", or "none" for a model without fairness
 
 
@@ -57,7 +58,7 @@ class TestReport:
     verdicts: tuple[Verdict, ...]
 
 
-def queries_for(models: Iterable[ProgressModel], fairnesses: Iterable[str] = FAIRNESSES) -> list[Query]:
+def queries_for(models: Iterable[ProgressModel | ScopedModel], fairnesses: Iterable[str] = FAIRNESSES) -> list[Query]:
     """One query per model and fairness; one ("none") for a model without fairness."""
     queries: list[Query] = []
     for model in models:
@@ -75,11 +76,27 @@ def check_program(
     max_states: int | None = None,
     time_limit: float | None = None,
     witnesses: bool = True,
+    scope: str = "workgroup",
 ) -> TestReport:
     """Every query's verdict; an LTS past LARGE states hands the program to
     the compiled checker unless `max_states` is at most LARGE,
-    and back here with the caller's bounds if it does not fit there."""
+    and back here with the caller's bounds if it does not fit there.
+
+    `scope` places the threads (docs/semantics.md section 10): each its own
+    workgroup (section 8's reading, where a scoped model (M, x, y) is M), each
+    its own subgroup of one workgroup, or the lanes of one subgroup; there a
+    bare model M means M at that scope, fair at the others."""
     digest = canonical_hash(program)
+    if scope != "workgroup":
+        return TestReport(
+            program, digest, tuple(_check_scoped(program, queries, scope, max_states, time_limit, witnesses))
+        )
+    asked = queries
+    queries = [Query(q.model.workgroup, q.fairness) if isinstance(q.model, ScopedModel) else q for q in queries]
+    if queries != asked:
+        report = check_program(program, queries, max_states=max_states, time_limit=time_limit, witnesses=witnesses)
+        named = tuple(v._replace(model=q.model.name) for v, q in zip(report.verdicts, asked))
+        return TestReport(program, digest, named)
     if max_states is None or max_states > LARGE:
         budget = Budget(LARGE, time_limit)
         verdicts = _check_here(program, queries, budget, witnesses)
@@ -93,6 +110,31 @@ def check_program(
     budget = Budget(max_states, time_limit)
     verdicts = _check_here(program, queries, budget, witnesses, give_up=False)
     return TestReport(program, digest, tuple(verdicts or ()))
+
+
+def _check_scoped(
+    program: Program,
+    queries: list[Query],
+    scope: str,
+    max_states: int | None,
+    time_limit: float | None,
+    witnesses: bool,
+) -> list[Verdict]:
+    """AXB threads placed at `scope` of a Hierarchy: always here, never the compiled checker."""
+    from progress.core.registry import find_model  # the entry points, read once
+
+    fair = find_model("fair")
+    scoped = [
+        q if isinstance(q.model, ScopedModel) else Query(at_scope(q.model, scope, fair, q.model.name), q.fairness)
+        for q in queries
+    ]
+    n = len(program.threads)
+    budget = Budget(max_states, time_limit)
+    try:
+        explored = explore(compile_program(program), budget)
+        return _decide_all(explored, scoped, budget, witnesses, n, hierarchy=Hierarchy.axb(n, scope))
+    except Inconclusive as stop:
+        return _stopped(scoped, stop)
 
 
 def _check_here(
@@ -128,7 +170,8 @@ def _check_large(
     from progress.core.scale import check_large  # loads numba: large tests only
 
     left = None if budget.deadline is None else budget.deadline - time.monotonic()
-    asks = [(q.model, q.fairness == STRONG) for q in queries]
+    asks = [(q.model, q.fairness == STRONG) for q in queries if isinstance(q.model, ProgressModel)]
+    assert len(asks) == len(queries), "scoped models are reduced before the compiled checker"
     outcomes = check_large(program, asks, max_states, left, witnesses)
     if outcomes is None:
         return None
@@ -145,18 +188,45 @@ def check_system(
     max_states: int | None = None,
     time_limit: float | None = None,
     witnesses: bool = True,
+    max_memory: int | None = None,
+    bounded: bool = False,
 ) -> TestReport:
     """`check_program` for a System (a kernel): the models' threads are its
     groups, F is lifted to units, and a deadlock fails every query
-    (docs/semantics.md section 8)."""
-    budget = Budget(max_states, time_limit)
+    (docs/semantics.md section 8). `max_memory` bounds the resident bytes;
+    with `bounded`, a missing `max_states` or `max_memory` is the default
+    (KERNEL_STATES, KERNEL_MEMORY) and a stop says how to raise it."""
+    budget = kernel_budget(max_states, time_limit, max_memory, bounded)
     grouping = Grouping(system.groups)
+    hierarchy = Hierarchy.of_sizes(system.groups, getattr(system, "subgroup_size", None))
     try:
         explored = explore_system(system, budget)
-        verdicts = _decide_all(explored, queries, budget, witnesses, grouping.n_threads, grouping)
+        verdicts = _decide_all(explored, queries, budget, witnesses, grouping.n_threads, grouping, hierarchy)
     except Inconclusive as stop:
         verdicts = _stopped(queries, stop)
     return TestReport(system, system.digest, tuple(verdicts))
+
+
+KERNEL_STATES = 2_000_000
+"""`progress check`'s state bound for a kernel when --max-states is not given."""
+KERNEL_MEMORY = 4 << 30
+"""`progress check`'s resident-memory bound (bytes) for a kernel when --max-memory is not given."""
+RAISE_HINT = (
+    " (raise it with --max-states N or --max-memory MIB, or check a smaller launch: --workgroups, --local-size)"
+)
+
+
+def kernel_budget(max_states: int | None, time_limit: float | None, max_memory: int | None, bounded: bool) -> Budget:
+    """The budget of one kernel check; `bounded` fills in the defaults (`check_system`)."""
+    if not bounded:
+        return Budget(max_states, time_limit, max_bytes=max_memory)
+    return Budget(
+        KERNEL_STATES if max_states is None else max_states,
+        time_limit,
+        max_bytes=KERNEL_MEMORY if max_memory is None else max_memory,
+        hint=RAISE_HINT,
+        default=max_states is None,
+    )
 
 
 def _decide_all(
@@ -166,48 +236,70 @@ def _decide_all(
     witnesses: bool,
     n: int,
     grouping: Grouping | None = None,
+    hierarchy: Hierarchy | None = None,
 ) -> list[Verdict]:
     """Decide each query; shares products, SCCs and results between queries.
 
     Two queries on one LTS with equal fairness and equal F on every cycle get
     the same witness set (lassos may still differ in F along the path), and a
     weak pass implies a strong pass (docs/semantics.md section 4). A
-    reachable deadlock is the witness of every query (section 8)."""
-    groups = None if grouping is None else grouping.groups
-    products: dict[int, _Annotated] = {}
-    fair_of: dict[str, tuple[list[int], tuple[int, ...]]] = {}
-    answers: dict[tuple[int, str, tuple[int, ...]], list[int] | None] = {}
-    weak_passes: set[str] = set()
+    reachable deadlock is the witness of every query (section 8).
+
+    A scoped model (section 10) is decided over `hierarchy` with extended F,
+    except that one whose inner scopes are fair is its workgroup model over
+    `grouping` (section 10's defaults)."""
+    products: dict[tuple[int, bool], _Annotated] = {}
+    fair_of: dict[object, tuple[list[int], tuple[int, ...]]] = {}
+    answers: dict[tuple[int, bool, str, tuple[int, ...]], list[int] | None] = {}
+    weak_passes: set[object] = set()
     plans: Plans = {}
     verdicts = []
     for query in queries:
-        model, memory = query.model, query.model.memory
-        if id(memory) not in products:
-            products[id(memory)] = _annotate(product(explored.lts, memory, n, budget, groups))
-        annotated = products[id(memory)]
+        name, model = query.model.name, query.model
+        scoped = None
+        if isinstance(model, ScopedModel):
+            if hierarchy is None or (model.plain and grouping is not None):
+                model = model.workgroup
+            else:
+                scoped = ScopedFair(model, hierarchy)
+        if scoped is not None:
+            memory = scoped.memory
+        else:
+            assert isinstance(model, ProgressModel)
+            memory = model.memory
+        groups = None if grouping is None or scoped is not None else grouping.groups
+        where = (id(memory), scoped is not None)
+        if where not in products:
+            products[where] = _annotate(product(explored.lts, memory, n, budget, groups))
+        annotated = products[where]
         lts = annotated.lts
         fairness = WEAK if query.fairness == NO_FAIRNESS else query.fairness
         members, lasso = None, None
+        levels = None if scoped is None else hierarchy
+        if query.model not in fair_of:
+            fair_of[query.model] = annotated.fair_sets(model, n, grouping, scoped)
+        fair, on_cycles = fair_of[query.model]
         if explored.deadlocks:
-            if model.name not in fair_of:
-                fair_of[model.name] = annotated.fair_sets(model, n, grouping)
             if witnesses:
-                lasso = deadlock_lasso(explored, lts, fair_of[model.name][0], fairness, plans)
-            verdicts.append(Verdict(model.name, query.fairness, False, lts.size, lts.transitions, lasso))
+                lasso = deadlock_lasso(explored, lts, fair, fairness, plans, levels)
+            verdicts.append(Verdict(name, query.fairness, False, lts.size, lts.transitions, lasso))
             continue
-        if not (fairness == STRONG and model.name in weak_passes):
-            if model.name not in fair_of:
-                fair_of[model.name] = annotated.fair_sets(model, n, grouping)
-            fair, on_cycles = fair_of[model.name]
-            key = (id(memory), fairness, on_cycles)
+        if not (fairness == STRONG and query.model in weak_passes):
+            key = (*where, fairness, on_cycles)
             if key not in answers:
-                answers[key] = witness(lts, fair, fairness, annotated.cycles)
+                if scoped is None:
+                    answers[key] = witness(lts, fair, fairness, annotated.cycles)
+                elif fairness == WEAK:
+                    answers[key] = scoped_weak_witness(lts, fair, scoped.h.lift, annotated.cycles)
+                else:
+                    h = scoped.h
+                    answers[key] = scoped_strong_witness(lts, fair, h.lift, h.units, h.group_mask, annotated.cycles)
             members = answers[key]
             if members is not None and witnesses:
-                lasso = build_lasso(explored, lts, fair, members, fairness, plans, on_cycles)
+                lasso = build_lasso(explored, lts, fair, members, fairness, plans, on_cycles, levels)
         if members is None and fairness == WEAK:
-            weak_passes.add(model.name)
-        verdicts.append(Verdict(model.name, query.fairness, members is None, lts.size, lts.transitions, lasso))
+            weak_passes.add(query.model)
+        verdicts.append(Verdict(name, query.fairness, members is None, lts.size, lts.transitions, lasso))
     return verdicts
 
 
@@ -223,11 +315,19 @@ class _Annotated(NamedTuple):
     cycle_groups: list[int]
 
     def fair_sets(
-        self, model: ProgressModel, n_threads: int, grouping: Grouping | None = None
+        self,
+        model: ProgressModel | ScopedModel,
+        n_threads: int,
+        grouping: Grouping | None = None,
+        scoped: ScopedFair | None = None,
     ) -> tuple[list[int], tuple[int, ...]]:
         """F of every state, and F of each group met on a cycle; with a
         grouping, F of the threads enabled (a thread is enabled while one of
-        its units is) lifted to their enabled units."""
+        its units is) lifted to their enabled units; with `scoped`, its extended F."""
+        if scoped is not None:
+            table = [scoped.fair(enabled, memory) for enabled, memory in self.kinds]
+            return [table[g] for g in self.group], tuple([table[g] for g in self.cycle_groups])
+        assert isinstance(model, ProgressModel)
         fair = model.fair
         if grouping is None:
             table = [fair(enabled, memory, n_threads) for enabled, memory in self.kinds]

@@ -35,6 +35,7 @@ from progress.core import fastcheck
 from progress.core.analyze import NO_FAIRNESS, Query, check_program
 from progress.core.check import WEAK
 from progress.core.program import Instr, Program
+from progress.models.base import ProgressModel
 
 MAX_MEMORY_VALUES = 256
 """A memory with more reachable values than this is not tabulated."""
@@ -71,7 +72,9 @@ def tables(queries: tuple[Query, ...], n_threads: int) -> Tables | None:
 
 
 def _tabulate(queries: tuple[Query, ...], n: int) -> Tables:
-    models = list({id(q.model): q.model for q in queries}.values())
+    models = [m for m in {id(q.model): q.model for q in queries}.values() if isinstance(m, ProgressModel)]
+    if len(models) < len({id(q.model) for q in queries}):
+        raise _Untabulable  # a scoped model: check_program reads it
     memories = list({id(m.memory): m.memory for m in models}.values())
     values = [_memory_values(memory, n) for memory in memories]
     width = max(len(listed) for listed, _ in values)

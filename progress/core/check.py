@@ -8,7 +8,7 @@ models on one LTS compute it once with `cycles(lts)` and pass it in.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from progress.core.graph import sccs
@@ -90,3 +90,53 @@ def strong_witness(lts: LTS, fair: list[int], found: list[Cycle] | None = None) 
 
 def witness(lts: LTS, fair: list[int], fairness: str, found: list[Cycle] | None = None) -> list[int] | None:
     return weak_witness(lts, fair, found) if fairness == WEAK else strong_witness(lts, fair, found)
+
+
+def scoped_weak_witness(
+    lts: LTS, fair: list[int], lift: Callable[[int], int], found: list[Cycle] | None = None
+) -> list[int] | None:
+    """`weak_witness` with extended F (`progress.core.scoped`): every unit or
+    group fair in all states of C steps on some edge inside C; `lift` gives
+    the extended bits of a set of units."""
+    best = None
+    for cycle in cycles(lts) if found is None else found:
+        always_fair = -1
+        for s in cycle.states:
+            always_fair &= fair[s]
+        if always_fair & ~lift(cycle.steppers) == 0 and (best is None or cycle.states < best):
+            best = cycle.states
+    return best
+
+
+def scoped_strong_witness(
+    lts: LTS,
+    fair: list[int],
+    lift: Callable[[int], int],
+    units: int,
+    groups: int,
+    found: list[Cycle] | None = None,
+) -> list[int] | None:
+    """`strong_witness` with extended F: closed under the steps of the
+    individually fair units (the low `units` bits), and every group of
+    `groups` (extended bits) fair in some state of the set steps inside it.
+    Pruning: drop states with an individually fair step leaving; where a
+    fair group never steps inside, drop the states where it is fair; repeat."""
+    unit_mask = (1 << units) - 1
+    best = None
+    pending = list(cycles(lts) if found is None else found)
+    while pending:
+        cycle = pending.pop()
+        kept = [s for s, leaving in zip(cycle.states, cycle.exits) if not fair[s] & unit_mask & leaving]
+        if len(kept) == len(cycle.states):
+            somewhere = 0
+            for s in cycle.states:
+                somewhere |= fair[s]
+            idle = somewhere & groups & ~lift(cycle.steppers)
+            if not idle:
+                if best is None or cycle.states < best:
+                    best = cycle.states
+                continue
+            kept = [s for s in cycle.states if not fair[s] & idle]
+        if kept:
+            pending += cycles(lts, kept)
+    return best

@@ -7,6 +7,7 @@ state's successors are listed by increasing thread id, one per enabled thread.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -53,19 +54,55 @@ class ProgramLTS:
 
 
 class Budget:
-    """A state bound and a wall-clock deadline; `charge` raises Inconclusive."""
+    """A state bound, a resident-memory bound and a wall-clock deadline;
+    `charge` raises Inconclusive. `hint` (what to try) ends every reason;
+    `default` says the state bound is the caller's default, not the user's."""
 
-    def __init__(self, max_states: int | None = None, time_limit: float | None = None):
+    MEMORY_EVERY = 4096
+    """New states between two looks at the resident memory."""
+
+    def __init__(
+        self,
+        max_states: int | None = None,
+        time_limit: float | None = None,
+        *,
+        max_bytes: int | None = None,
+        hint: str = "",
+        default: bool = False,
+    ):
         self.max_states = max_states
         self.deadline = None if time_limit is None else time.monotonic() + time_limit
+        self.max_bytes = max_bytes
+        self.hint = hint
+        self.default = default
         self._ticks = 0
 
     def charge(self, states: int) -> None:
         if self.max_states is not None and states > self.max_states:
-            raise Inconclusive(f"stopped at the state bound of {self.max_states}", states)
+            which = "the default state bound" if self.default else "the state bound"
+            raise Inconclusive(f"stopped at {which} of {self.max_states}{self.hint}", states)
         self._ticks += 1
         if self.deadline is not None and self._ticks % 256 == 0 and time.monotonic() > self.deadline:
             raise Inconclusive("stopped at the time limit", states)
+        if self.max_bytes is not None and self._ticks % self.MEMORY_EVERY == 0:
+            self.check_memory(states)
+
+    def check_memory(self, states: int) -> None:
+        """Inconclusive once this process's resident memory passes `max_bytes`."""
+        if self.max_bytes is not None and resident_bytes() > self.max_bytes:
+            raise Inconclusive(f"stopped at the memory bound of {self.max_bytes >> 20} MiB resident{self.hint}", states)
+
+
+def resident_bytes() -> int:
+    """This process's resident memory now (Linux /proc; 0 where it cannot be read)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def explore(machine: Machine, budget: Budget | None = None) -> ProgramLTS:
@@ -118,6 +155,7 @@ def terminal_memories(
 def explore_system(system: System, budget: Budget | None = None) -> ProgramLTS:
     """Every state of `system` reachable from its initial one, breadth first."""
     budget = budget or Budget()
+    budget.check_memory(0)
     index = {system.initial: 0}
     states = [system.initial]
     succ: list[list[tuple[int, int]]] = []

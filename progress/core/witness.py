@@ -9,13 +9,14 @@ strong fairness every fair step from a loop state is on it.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any, NamedTuple
 
 from progress.core.check import WEAK
 from progress.core.lts import LTS, ProgramLTS, shortest_path
+from progress.core.scoped import Hierarchy
 from progress.core.semantics import Machine
 from progress.core.system import LOCAL_LOOP, StepNote
 
@@ -74,24 +75,29 @@ def build_lasso(
     fairness: str,
     plans: Plans | None = None,
     fair_key: tuple[int, ...] | None = None,
+    levels: Hierarchy | None = None,
 ) -> Lasso:
     """The lasso for witness set `members` of `lts` under F = `fair`.
 
     `plans` may be shared by the calls for one program: it caches paths,
     loops and steps. `fair_key` must determine F on `members` (default: that
-    F itself); `analyze` passes F on the cycle groups, which it has at hand."""
+    F itself); `analyze` passes F on the cycle groups, which it has at hand.
+    With `levels`, F is a scoped model's extended F (`progress.core.scoped`):
+    the loop also meets the groups' conditions, the steps show the
+    individually fair units."""
     plans = {} if plans is None else plans
     if fair_key is None:
         fair_key = tuple([fair[s] for s in members])
     key = (id(lts), id(members), fairness, fair_key)
     plan = plans.get(key)
     if plan is None:
-        plan = plans[key] = _plan(program, lts, fair, members, fairness, plans)
+        plan = plans[key] = _plan(program, lts, fair, members, fairness, plans, levels)
     prefix, loop_steps, diagnosis = plan
     full_key = (key, tuple([fair[s] for s, _, _ in prefix]))
     lasso: Lasso | None = plans.get(full_key)
     if lasso is None:
-        steps = tuple([_step(program, lts, fair, s, t, plans) for s, t, _ in prefix]) + loop_steps
+        shown = _shown(fair, levels)
+        steps = tuple([_step(program, lts, shown, s, t, plans) for s, t, _ in prefix]) + loop_steps
         running, starving, escapes, kind = diagnosis
         lasso = plans[full_key] = Lasso(steps, len(prefix), kind, running, starving, escapes, fairness)
         if not isinstance(program.machine, Machine):
@@ -99,8 +105,22 @@ def build_lasso(
     return lasso
 
 
+def _shown(fair: list[int], levels: Hierarchy | None) -> list[int]:
+    """F as a lasso shows it: the individually fair units."""
+    if levels is None:
+        return fair
+    mask = levels.unit_mask
+    return [f & mask for f in fair]
+
+
 def _plan(
-    program: ProgramLTS, lts: LTS, fair: list[int], members: list[int], fairness: str, plans: Plans
+    program: ProgramLTS,
+    lts: LTS,
+    fair: list[int],
+    members: list[int],
+    fairness: str,
+    plans: Plans,
+    levels: Hierarchy | None = None,
 ) -> tuple[
     list[Edge], tuple[LassoStep, ...], tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...], str]
 ]:
@@ -116,12 +136,14 @@ def _plan(
     if prefix is None:
         prefix = plans[path_key] = shortest_path(lts, entry)
     steppers = _steppers(lts, inside)
-    mask = lts.enabled[entry] & ~steppers if fairness == WEAK else -1
+    lift = (lambda units: units) if levels is None else levels.lift  # noqa: E731
+    mask = lift(lts.enabled[entry]) & ~lift(steppers) if fairness == WEAK else -1
     loop_key = ("loop", id(lts), tuple(members), fairness, tuple([fair[s] & mask for s in members]))
     loop = plans.get(loop_key)
     if loop is None:
-        loop = plans[loop_key] = _loop(lts, fair, inside, entry, fairness, steppers)
-    loop_steps = tuple([_step(program, lts, fair, s, t, plans) for s, t, _ in loop])
+        loop = plans[loop_key] = _loop(lts, fair, inside, entry, fairness, steppers, lift)
+    shown = _shown(fair, levels)
+    loop_steps = tuple([_step(program, lts, shown, s, t, plans) for s, t, _ in loop])
     start = len(prefix)
     succ = lts.succ
     escapes = [
@@ -133,9 +155,17 @@ def _plan(
     return prefix, loop_steps, _diagnosis(loop_steps, 0, lts.enabled[loop[0][0]], escapes)
 
 
-def deadlock_lasso(program: ProgramLTS, lts: LTS, fair: list[int], fairness: str, plans: Plans | None = None) -> Lasso:
+def deadlock_lasso(
+    program: ProgramLTS,
+    lts: LTS,
+    fair: list[int],
+    fairness: str,
+    plans: Plans | None = None,
+    levels: Hierarchy | None = None,
+) -> Lasso:
     """The shortest path of `lts` to a state whose program state is a deadlock."""
     plans = {} if plans is None else plans
+    fair = _shown(fair, levels)
     dead = set(program.deadlocks)
     target = next(s for s, origin in enumerate(lts.origin) if origin in dead)
     prefix = shortest_path(lts, target)
@@ -171,20 +201,31 @@ def _steppers(lts: LTS, inside: set[int]) -> int:
     return steppers
 
 
-def _loop(lts: LTS, fair: list[int], inside: set[int], entry: int, fairness: str, steppers: int) -> list[Edge]:
+def _loop(
+    lts: LTS,
+    fair: list[int],
+    inside: set[int],
+    entry: int,
+    fairness: str,
+    steppers: int,
+    lift: Callable[[int], int] = lambda units: units,
+) -> list[Edge]:
     """A closed walk from `entry` inside the witness set that is a witness
     itself: every thread stepping inside steps on it; under weak fairness it
     visits, for each other enabled thread fair somewhere in the set, a state
     where that thread is not fair; under strong fairness it takes every fair
-    step from every state it visits; `steppers`: `_steppers(lts, inside)`."""
+    step from every state it visits; `steppers`: `_steppers(lts, inside)`.
+    With a scoped F, `lift` gives the extended bits of units, and the
+    enabled groups that step nowhere inside are goals as threads are."""
     succ = lts.succ
-    enabled = lts.enabled[entry]
+    enabled = lift(lts.enabled[entry])
+    steppers_ext = lift(steppers)
     unfair_goals = []
     if fairness == WEAK:
         unfair_goals = [
             t
             for t in range(enabled.bit_length())
-            if enabled >> t & 1 and not steppers >> t & 1 and any(not fair[s] >> t & 1 for s in inside)
+            if enabled >> t & 1 and not steppers_ext >> t & 1 and any(not fair[s] >> t & 1 for s in inside)
         ]
     walk: list[Edge] = []
     current, visited, stepped = entry, {entry}, 0

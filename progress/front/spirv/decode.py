@@ -3,10 +3,11 @@
 Contract: `decode(data, path)` returns a Module or raises InputError (exit 2)
 naming `path`, the word offset and, inside an instruction, its name: a
 truncated header or instruction, a bad magic number, a word count of 0 or
-one running past the end, an unknown opcode or enumerant, operands that
+one running past the end, an unknown opcode or enumerant (but a SourceLanguage newer than the grammar,
+only debug information: `DEBUG_KINDS`), operands that
 overrun or leave words over, an unterminated or non-UTF-8 string (in debug
-information, `DEBUG_STRINGS`, such bytes are read as U+FFFD: glslang 12's
-`-g` cuts a non-ASCII character of a comment in two), an id of 0
+information, `DEBUG_STRINGS`, such bytes are read as U+FFFD: glslang's `-g`
+cuts a non-ASCII character of a comment in two), an id of 0
 or not below the bound or defined twice, a bound above `MAX_BOUND`. Either byte order is
 read. The decoder makes one pass and always advances, so it ends.
 
@@ -37,6 +38,9 @@ MAX_BOUND = 0x3FFFFF
 """The largest id bound accepted: spirv-val's default limit (4194303 ids)."""
 
 _ID_KINDS = frozenset({"IdRef", "IdScope", "IdMemorySemantics"})
+DEBUG_KINDS = frozenset({"SourceLanguage"})
+"""Operand kinds only debug instructions take: a value newer than the grammar (Slang's
+OpSource, 11, in Debian's spirv-headers) is kept as `Kind(N)`, not refused."""
 
 
 class _Fault(Exception):
@@ -190,6 +194,8 @@ class _Decoder:
 
     def value_enum(self, kind: str, word: int, pending: deque[OperandSpec]) -> str:
         enumerant = self.grammar.kinds[kind].enumerants.get(word)
+        if enumerant is None and kind in DEBUG_KINDS:
+            return f"{kind}({word})"
         if enumerant is None:
             raise _Fault(f"{word} is not a {kind} value")
         pending.extendleft(reversed(enumerant.parameters))

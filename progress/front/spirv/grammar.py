@@ -52,6 +52,9 @@ EXT_FILES = {
     "SPV_AMD_shader_trinary_minmax": "extinst.spv-amd-shader-trinary-minmax.grammar.json",
 }
 """Extended instruction set name (as OpExtInstImport writes it) -> grammar file."""
+VERSIONED_EXT_FILES = {"NonSemantic.ClspvReflection.": "extinst.nonsemantic.clspvreflection.grammar.json"}
+"""Sets imported with their version appended (clspv's `NonSemantic.ClspvReflection.5`),
+one grammar file for every version."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,9 @@ def core_grammar(directory: Path = GRAMMAR_DIR) -> Grammar:
 def ext_grammar(set_name: str, directory: Path = GRAMMAR_DIR) -> ExtGrammar | None:
     """The grammar of an extended instruction set, None for a set without one."""
     file_name = EXT_FILES.get(set_name)
+    for prefix, versioned in VERSIONED_EXT_FILES.items():
+        if set_name.startswith(prefix) and set_name[len(prefix) :].isdigit():
+            file_name = versioned
     return _ext_grammar(set_name, directory / file_name) if file_name else None
 
 

@@ -18,12 +18,15 @@ from typing import Any
 
 from progress.core.system import LOCAL_LOOP, StepNote
 from progress.errors import InputError
+from progress.front.header import MAX_LOCAL_SIZE, MAX_WORKGROUPS
 from progress.front.spirv.execute import LOOPING, POISED, RETURNED, WAITING, Access, Interpreter
 from progress.front.spirv.ir import Instruction, Module
 from progress.front.spirv.layout import Types, runtime_lengths, shared_layout
 
-MAX_INVOCATIONS = 64
-"""Invocations in one launch at most (workgroups x local size): the state space grows exponentially in them."""
+MAX_PER_WORKGROUP = MAX_LOCAL_SIZE
+"""Invocations in one workgroup at most (x * y * z; Vulkan guarantees 1024 along x). Past these limits a
+launch is refused; within them its check is bounded by states and memory (`progress check`'s defaults),
+not by a count of invocations."""
 
 State = Any  # a tuple[int, ...]; Any so that it meets the System protocol, whose states are any Hashable
 """The shared cells, then one number per invocation: its frozen local state, interned."""
@@ -40,6 +43,7 @@ class Launch:
     init: tuple[tuple[str, int | None, int], ...] = ()
     entry: str | None = None
     push: tuple[tuple[str, int | None, int], ...] = ()
+    subgroup_size: int | None = None
 
 
 class KernelSystem:
@@ -63,6 +67,8 @@ class KernelSystem:
         self.interpreter = Interpreter(view, entry.function, types, self.layout, (launch.workgroups, *size))
         self.name, self.digest = name, digest
         self.per_group = per_group
+        self.subgroup_size = min(launch.subgroup_size or per_group, per_group)
+        """Invocations per subgroup (docs/semantics.md section 10); the whole workgroup unless given."""
         self.groups = tuple(u // per_group for u in range(launch.workgroups * per_group))
         self._cell_names = {at: cell for cell, at in self.layout.names}
         self._cells = len(self.layout.initial)
@@ -212,12 +218,13 @@ def _check_launch(workgroups: int, per_group: int, path: str) -> None:
         raise InputError(f"{path}: --workgroups {workgroups}: a launch needs at least 1 workgroup")
     if per_group < 1:
         raise InputError(f"{path}: the workgroup size is {per_group}: LocalSize must be at least 1 in every dimension")
-    if workgroups * per_group > MAX_INVOCATIONS:
+    if workgroups > MAX_WORKGROUPS:
+        raise InputError(f"{path}: --workgroups {workgroups}: at most {MAX_WORKGROUPS} workgroups can be checked")
+    if per_group > MAX_PER_WORKGROUP:
         raise InputError(
-            f"{path}: --workgroups {workgroups} x {per_group} invocations per workgroup = "
-            f"{workgroups * per_group} invocations; at most {MAX_INVOCATIONS} can be checked "
-            "(the state space grows exponentially in them; --local-size sets a smaller workgroup where the "
-            "kernel's size is a specialization constant or read as gl_WorkGroupSize)"
+            f"{path}: the workgroup size is {per_group} invocations; at most {MAX_PER_WORKGROUP} per workgroup "
+            "can be checked (--local-size sets a smaller workgroup where the kernel's size is a specialization "
+            "constant or read as gl_WorkGroupSize)"
         )
 
 

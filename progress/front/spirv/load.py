@@ -196,7 +196,7 @@ def launch_of(loaded: LoadedKernel) -> Launch:
     given_buffers, given_init = input_launch(loaded.module.view, inputs)
     buffers = given_buffers | {name: n for name, n in settings.buffers.items() if name not in loaded.removed}
     init = tuple(given_init) + tuple(item for item in settings.init if _root(item[0]) not in loaded.removed)
-    return Launch(settings.workgroups or 1, buffers, init, loaded.entry.name, settings.push)
+    return Launch(settings.workgroups or 1, buffers, init, loaded.entry.name, settings.push, settings.subgroup_size)
 
 
 def removed_names(before: ModuleView, after: ModuleView) -> frozenset[str]:

@@ -8,7 +8,11 @@
   statement; the temporary file's path in the module becomes `kernel.hlsl`;
   `preprocessed`: the source as `glslangValidator -E` leaves it (for the
   guard, `kept.py`);
-  SPIR-V assembly: `spirv-as --target-env vulkan1.1`;
+  SPIR-V assembly: `spirv-as --target-env spv1.N` at the version its header
+  comment states (`; Version: 1.N`, as spirv-dis writes it), else
+  `--target-env vulkan1.1` (SPIR-V 1.3): a module is assembled at its own
+  version, so 1.4's rules (every global variable in the entry point's
+  interface) hold where the module was written for them;
   `--optimize`: `spirv-opt -O`; every module: `spirv-val --target-env vulkan1.3`.
 - Where the tools are and which versions: `tools.py`. A missing tool is an
   InputError (exit 2) naming what to install. A
@@ -46,6 +50,9 @@ GLSL_FLAGS = ("-V", "-g", "--target-env", "vulkan1.1", "-S", "comp")
 SLANG_FLAGS = ("-target", "spirv", "-O0", "-g2")
 PREPROCESS_FLAGS = ("-E",)
 AS_FLAGS = ("--target-env", "vulkan1.1")
+"""Assembly without a `; Version:` comment (SPIR-V 1.3, what glslang writes for vulkan1.1)."""
+VERSIONS = range(0, 7)
+"""The minor versions of SPIR-V 1.x the tools assemble (1.0 to 1.6)."""
 OPT_FLAGS = ("-O",)
 VAL_FLAGS = ("--target-env", "vulkan1.3")
 MAGIC_BYTES = (b"\x03\x02\x23\x07", b"\x07\x23\x02\x03")
@@ -58,6 +65,8 @@ _SLANG_ERROR = re.compile(
     r"^error(?:\[\w+\])?: (.*)\n\s*--> [^\n]*?:(\d+):(\d+)\n(?:.*\n)*?\s*\|\s*\^+ ?(.*)$", re.MULTILINE
 )
 _SLANG_BARE = re.compile(r"^(?:.*: )?error(?:\[\w+\])?:? (.*)$", re.MULTILINE)
+_VERSION = re.compile(r"^\s*;\s*Version:\s*(\S*)\s*$")
+_STATED = re.compile(r"1\.(\d)")
 
 
 @dataclass(frozen=True)
@@ -113,8 +122,32 @@ def preprocessed(source: bytes, kind: str, name: str, limits: ToolLimits = DEFAU
 
 
 def assemble(source: bytes, name: str, limits: ToolLimits = DEFAULT_LIMITS) -> bytes:
-    """The binary of a SPIR-V assembly text."""
-    return _cached("spirv-as", AS_FLAGS, source, lambda work: _spirv_as(source, name, work, limits))
+    """The binary of a SPIR-V assembly text, at the version it states (`assembly_flags`)."""
+    flags = assembly_flags(source, name)
+    return _cached("spirv-as", flags, source, lambda work: _spirv_as(source, flags, name, work, limits))
+
+
+def assembly_flags(source: bytes, name: str) -> tuple[str, ...]:
+    """spirv-as's target for an assembly text: `spv1.N` when a comment line of its
+    header (the comments before the first instruction) says `; Version: 1.N`, else
+    AS_FLAGS. Another version (2.0, 1.7, garbage) is an InputError at that line."""
+    lines = source_lines(source.decode("utf-8", errors="replace"))
+    for number, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith(";"):
+            break
+        match = _VERSION.match(line)
+        if match is None:
+            continue
+        stated = _STATED.fullmatch(match.group(1))
+        if stated is None or int(stated.group(1)) not in VERSIONS:
+            column = line.index(match.group(1)) + 1 if match.group(1) else len(line) + 1
+            raise InputError(
+                f"SPIR-V version {match.group(1)!r}: the assembler takes 1.0 to 1.6",
+                SourcePosition(name, number, column, line),
+            )
+        return ("--target-env", f"spv1.{stated.group(1)}")
+    return AS_FLAGS
 
 
 def optimize(binary: bytes, name: str, limits: ToolLimits = DEFAULT_LIMITS) -> bytes:
@@ -228,9 +261,9 @@ def _slang_error(output: str, source: bytes, name: str) -> InputError:
     return InputError((detail.strip() or headline.strip()) + suffix, SourcePosition(name, line, column, text))
 
 
-def _spirv_as(source: bytes, name: str, work: Path, limits: ToolLimits) -> bytes:
+def _spirv_as(source: bytes, flags: tuple[str, ...], name: str, work: Path, limits: ToolLimits) -> bytes:
     (work / "kernel.spvasm").write_bytes(source)
-    done = _run(["spirv-as", *AS_FLAGS, "kernel.spvasm", "-o", "kernel.spv"], "spirv-as", str(work), limits)
+    done = _run(["spirv-as", *flags, "kernel.spvasm", "-o", "kernel.spv"], "spirv-as", str(work), limits)
     if done.returncode != 0 or not (work / "kernel.spv").is_file():
         output = (done.stderr + done.stdout).strip()
         match = _AS_ERROR.search(output)
