@@ -1,9 +1,9 @@
 """Dat3M's SPIR-V termination tests, as published, against Dat3M's expected results.
 
-    python benchmarks/dat3m_termination.py > docs/results/dat3m_termination.md
+    python benchmarks/dat3m_termination.py [--dat3m DIR] > docs/results/dat3m_termination.md
 
-Checks every file of tests/data/dat3m/ (Dat3M's `spirv/vulkan/termination/`,
-unedited) with `progress check`'s front end and checker, its `; @Input:` /
+Checks every file of DIR (default tests/data/dat3m/; Dat3M's
+`spirv/vulkan/termination/`, unedited) with `progress check`'s front end and checker, its `; @Input:` /
 `; @Config:` header read as launch settings, and prints one markdown table row
 per row of Dat3M's SpirvLivenessTest: Dat3M's expected result, ours where its
 progress hierarchy is one of our models (weak and strong fairness), or why
@@ -13,6 +13,7 @@ are the ones on PATH; their versions head the output.
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -30,10 +31,11 @@ from progress.errors import InputError  # noqa: E402
 from progress.front.header import LaunchSettings  # noqa: E402
 
 
-def verdicts(name: str) -> dict[tuple[str, str], bool | None] | str:
+def verdicts(name: str, folder: Path = DAT3M) -> dict[tuple[str, str], bool | None] | str:
+    path = folder / name
     try:
         result = check_kernel(
-            (DAT3M / name).relative_to(REPO),
+            path.relative_to(REPO) if path.is_relative_to(REPO) else path,
             LaunchSettings(),
             queries_for(all_models()),
             max_states=None,
@@ -50,6 +52,9 @@ def word(terminates: bool | None) -> str:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dat3m", type=Path, default=DAT3M, help="the folder of Dat3M's termination tests")
+    folder = parser.parse_args().dat3m.resolve()
     os.chdir(REPO)
     tools = [
         subprocess.run([t, "--version"], capture_output=True, text=True).stdout.split("\n")[0] for t in ("spirv-as",)
@@ -58,7 +63,7 @@ def main() -> None:
     print(f"Written by `python benchmarks/dat3m_termination.py`; spirv-as: {tools[0]}.\n")
     print("| file | Dat3M's hierarchy | Dat3M expects | ours (weak, strong) | agree |")
     print("|---|---|---|---|---|")
-    found = {name: verdicts(name) for name in dict.fromkeys(row[0] for row in ROWS)}
+    found = {name: verdicts(name, folder) for name in dict.fromkeys(row[0] for row in ROWS)}
     agree = compared = refused = scoped = 0
     for name, hierarchy, expected in ROWS:
         result = found[name]

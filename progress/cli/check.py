@@ -86,6 +86,12 @@ of every later collection. 4% of the 483-test JSON check (bench_scale.py)."""
     help="Kernels: stop a check once the process holds this many MiB (inconclusive, exit 3; default 4096).",
 )
 @click.option(
+    "--reduce",
+    is_flag=True,
+    help="Kernels: fold private steps (accesses to cells no other invocation touches, or no one writes) "
+    "into normal forms (docs/semantics.md section 11): the same verdicts and lassos' validity, fewer states.",
+)
+@click.option(
     "--time-limit",
     type=click.FloatRange(min=0, min_open=True),
     default=None,
@@ -128,6 +134,7 @@ def check(
     witness,
     max_states,
     max_memory,
+    reduce,
     time_limit,
     expect_header,
     **kernel_options,
@@ -172,6 +179,7 @@ def check(
                     witnesses=witnesses,
                     known=known if expect_header else None,
                     max_memory=None if max_memory is None else max_memory << 20,
+                    reduce=reduce,
                 )
                 expected = None if result.expected is None else _selected(result.expected, queries)
                 reports = [c.report for c in result.checked]

@@ -72,6 +72,7 @@ def check_kernel(
     witnesses: bool,
     known: dict | None = None,
     max_memory: int | None = None,
+    reduce: bool = False,
 ) -> KernelResult:
     """Check the kernel in `path` under the command line's settings `given`;
     with `known` (the verdicts that can be named), read its `expect:` line too."""
@@ -86,6 +87,7 @@ def check_kernel(
         "witnesses": witnesses,
         "max_memory": max_memory,
         "bounded": True,
+        "reduce": reduce,
     }
     source = _checked(loaded, test_name(name), name, queries, options)
     notes = loaded.notes + subgroup_notes(loaded.settings, source.system)

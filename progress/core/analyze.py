@@ -15,12 +15,13 @@ from progress.core.canonical import canonical_hash
 from progress.core.check import STRONG, WEAK, Cycle, cycles, scoped_strong_witness, scoped_weak_witness, witness
 from progress.core.lts import LTS, Budget, ProgramLTS, explore, explore_system, product
 from progress.core.program import Program
+from progress.core.reduce import Reduced, expand, reduce_system, supports
 from progress.core.scoped import Hierarchy, ScopedFair, ScopedModel, at_scope
 from progress.core.semantics import compile_program
 from progress.core.system import Grouping, System
 from progress.core.witness import Lasso, Plans, build_lasso, deadlock_lasso
 from progress.errors import Inconclusive
-from progress.models.base import ProgressModel
+from progress.models.base import NONE, STARTED, ProgressModel
 
 NO_FAIRNESS = "none"
 LARGE = 50_000
@@ -190,21 +191,49 @@ def check_system(
     witnesses: bool = True,
     max_memory: int | None = None,
     bounded: bool = False,
+    reduce: bool = False,
 ) -> TestReport:
     """`check_program` for a System (a kernel): the models' threads are its
     groups, F is lifted to units, and a deadlock fails every query
     (docs/semantics.md section 8). `max_memory` bounds the resident bytes;
     with `bounded`, a missing `max_states` or `max_memory` is the default
-    (KERNEL_STATES, KERNEL_MEMORY) and a stop says how to raise it."""
+    (KERNEL_STATES, KERNEL_MEMORY) and a stop says how to raise it. With
+    `reduce`, private steps are folded into normal forms where the system and
+    every query allow it (`progress.core.reduce`, section 11): the same
+    verdicts, fewer states, lassos of the original system."""
     budget = kernel_budget(max_states, time_limit, max_memory, bounded)
     grouping = Grouping(system.groups)
     hierarchy = Hierarchy.of_sizes(system.groups, getattr(system, "subgroup_size", None))
     try:
-        explored = explore_system(system, budget)
-        verdicts = _decide_all(explored, queries, budget, witnesses, grouping.n_threads, grouping, hierarchy)
+        if reduce and supports(system) and reducible(system, queries):
+            reduced, explored = reduce_system(system, budget)
+            verdicts = _decide_all(explored, queries, budget, witnesses, grouping.n_threads, grouping, hierarchy)
+            verdicts = [_expanded(reduced, v, q) for v, q in zip(verdicts, queries)]
+        else:
+            explored = explore_system(system, budget)
+            verdicts = _decide_all(explored, queries, budget, witnesses, grouping.n_threads, grouping, hierarchy)
     except Inconclusive as stop:
         verdicts = _stopped(queries, stop)
     return TestReport(system, system.digest, tuple(verdicts))
+
+
+def reducible(system: System, queries: list[Query]) -> bool:
+    """Whether `progress.core.reduce` applies: the system says what its steps
+    touch, every scoped model is plain (its inner scopes fair: section 8's
+    meaning), and every model remembers at most which workgroups have
+    started (NONE or STARTED), which a private step never changes."""
+    models = [q.model.workgroup if isinstance(q.model, ScopedModel) else q.model for q in queries]
+    plain = all(q.model.plain for q in queries if isinstance(q.model, ScopedModel))
+    return plain and supports(system) and all(m.memory is NONE or m.memory is STARTED for m in models)
+
+
+def _expanded(reduced: Reduced, verdict: Verdict, query: Query) -> Verdict:
+    """`verdict` with its lasso, found on the reduced system, made one of the original's."""
+    if verdict.witness is None:
+        return verdict
+    model = query.model.workgroup if isinstance(query.model, ScopedModel) else query.model
+    lasso = expand(reduced, verdict.witness, verdict.fairness, model.memory is STARTED)
+    return verdict._replace(witness=lasso)
 
 
 KERNEL_STATES = 2_000_000

@@ -115,3 +115,29 @@ class Grouping:
             if threads >> thread & 1:
                 mask |= members
         return mask & enabled
+
+
+class Footprinted(System, Protocol):
+    """A System that says what each unit's next step touches: what
+    `progress.core.reduce` needs to find steps that commute with every other
+    (docs/semantics.md section 11). Optional: a System without these methods
+    is checked unreduced."""
+
+    def footprint(self, state: Hashable, unit: int) -> tuple[tuple[int, ...], bool] | None:
+        """The cells `unit`'s next step reads or writes and whether it may
+        write one, when that step is an access to shared memory; None when it
+        is anything else (a barrier, a local loop) or `unit` is not poised."""
+        ...
+
+    def step(self, state: Hashable, unit: int) -> Hashable:
+        """The state after `unit`'s step from `state` (`unit` enabled)."""
+        ...
+
+    def active(self, state: Hashable, unit: int) -> bool:
+        """Whether `unit` is enabled in `state` (poised or looping locally)."""
+        ...
+
+    def fresh(self, state: Hashable, unit: int) -> bool:
+        """Whether `unit` may not have stepped yet; False only for a unit
+        that has taken a step on every run to `state`."""
+        ...

@@ -28,6 +28,9 @@ MAX_PER_WORKGROUP = MAX_LOCAL_SIZE
 launch is refused; within them its check is bounded by states and memory (`progress check`'s defaults),
 not by a count of invocations."""
 
+READS = frozenset({"OpLoad", "OpAtomicLoad"})
+"""The accesses that never write (every other atomic may)."""
+
 State = Any  # a tuple[int, ...]; Any so that it meets the System protocol, whose states are any Hashable
 """The shared cells, then one number per invocation: its frozen local state, interned."""
 
@@ -151,6 +154,37 @@ class KernelSystem:
     def unit_name(self, unit: int) -> str:
         group, index = divmod(unit, self.per_group)
         return f"workgroup {group} invocation {index}"
+
+    # --- what progress.core.reduce reads (the Footprinted protocol) ----------
+
+    def footprint(self, state: State, unit: int) -> tuple[tuple[int, ...], bool] | None:
+        local = state[self._cells + unit]
+        if self._status[local] != POISED:
+            return None
+        access = self._access_of(unit, local)
+        if access.barrier:
+            return None
+        return access.cells, access.instruction.opcode not in READS
+
+    def step(self, state: State, unit: int) -> State:
+        local = state[self._cells + unit]
+        if self._status[local] == LOOPING:
+            return state
+        writes, new_local = self._step(unit, local, state)
+        at = self._cells + unit
+        new = state[:at] + (new_local,) + state[at + 1 :]
+        if self._status[new_local] == WAITING:
+            new = self._release(unit, new)
+        return _written(new, writes)
+
+    def active(self, state: State, unit: int) -> bool:
+        return self._status[state[self._cells + unit]] in (POISED, LOOPING)
+
+    def fresh(self, state: State, unit: int) -> bool:
+        """A unit's local state changes only by its own steps (a release
+        follows its arrival), so one that differs from its first has stepped."""
+        at = self._cells + unit
+        return state[at] == self.initial[at]
 
     # --- stepping -----------------------------------------------------------
 

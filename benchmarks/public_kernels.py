@@ -1,0 +1,183 @@
+"""Public projects' GPU kernels, as published, through `progress check`.
+
+    python benchmarks/public_kernels.py --real DIR [--json OUT] > docs/results/public_kernels.md
+
+DIR holds the files of `KERNELS` at DIR/OWNER/REPO/COMMIT7/PATH (COMMIT7: the
+first 7 hex digits of the commit listed) (fetched by whoever runs this: they are other projects' code and are
+not committed here; a header they include sits beside them at its own path).
+Each kernel is checked as a new user would check it: `progress check FILE`
+with only the launch a kernel file cannot say itself (`--workgroups`, the
+lengths of its runtime-sized arrays, the entry point), under the default
+bounds, within `--time-limit` seconds (default 120). One markdown row per
+kernel: accepted (the 11 verdicts as P/F, or inconclusive with the bound
+hit) or the exact refusal (exit status and the first error line), and the
+versions of the tools used. A missing file is reported as missing, not
+skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+ORDER = [(m, f) for m in ("fair", "HSA", "OBE", "HSA+OBE", "LOBE") for f in ("weak", "strong")]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One public kernel: where it is published and what launch it needs."""
+
+    project: str
+    repo: str
+    path: str
+    commit: str
+    what: str
+    args: tuple[str, ...] = ()
+    includes: tuple[str, ...] = field(default=())
+
+
+KERNELS: tuple[Kernel, ...] = ()
+"""Filled in below (the manifest)."""
+
+
+def progress() -> list[str]:
+    found = shutil.which("progress", path=str(Path(sys.executable).parent))
+    return [found] if found else [sys.executable, "-m", "progress"]
+
+
+def check(kernel: Kernel, root: Path, time_limit: float) -> dict[str, object]:
+    base = root / kernel.repo / kernel.commit[:7]
+    path = base / kernel.path
+    row: dict[str, object] = {"project": kernel.project, "repo": kernel.repo, "path": kernel.path}
+    row |= {"commit": kernel.commit, "what": kernel.what, "args": list(kernel.args)}
+    missing = [p for p in (kernel.path, *kernel.includes) if not (base / p).is_file()]
+    if missing:
+        return row | {"outcome": "missing", "detail": f"not in {root}: {', '.join(missing)}"}
+    command = [*progress(), "check", str(path), *kernel.args, "--format", "json", "--no-witness"]
+    command += ["--time-limit", str(time_limit)]
+    start = time.monotonic()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=time_limit + 120, cwd=root)
+    except subprocess.TimeoutExpired:
+        return row | {"outcome": "time-out", "detail": f"no answer within {time_limit + 120:g} s"}
+    row["seconds"] = round(time.monotonic() - start, 2)
+    row["exit"] = done.returncode
+    results = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode == 2 or not results:
+        errors = [line for line in done.stderr.splitlines() if line.strip()]
+        first = next((line for line in errors if "error" in line), errors[0] if errors else "(no message)")
+        row |= {"outcome": "refused", "detail": first.replace(str(root) + "/", ""), "errors": errors}
+        return row
+    verdicts = {(r["model"], r["fairness"]): r["terminates"] for r in results[0]["results"]}
+    flags = [_flag(verdicts.get(("unfair", "none")))] + [_flag(verdicts.get(key)) for key in ORDER]
+    states = max((r.get("states") or 0) for r in results[0]["results"])
+    row |= {"outcome": "accepted", "verdicts": " ".join(flags), "states": states}
+    reasons = {str(r["inconclusive"]) for r in results[0]["results"] if r.get("inconclusive")}
+    if reasons:
+        row["detail"] = "; ".join(sorted(reasons))
+    return row
+
+
+def _flag(terminates: bool | None) -> str:
+    return {True: "P", False: "F", None: "?"}[terminates]
+
+
+def versions() -> list[str]:
+    tools = []
+    for tool, flag in (("glslangValidator", "--version"), ("spirv-as", "--version"), ("spirv-val", "--version")):
+        if shutil.which(tool):
+            out = subprocess.run([tool, flag], capture_output=True, text=True).stdout.strip().splitlines()
+            tools.append(f"{tool}: {out[0] if out else '?'}")
+    return tools
+
+
+def markdown(rows: list[dict[str, object]], tools: list[str]) -> str:
+    accepted = sum(r["outcome"] == "accepted" for r in rows)
+    lines = [
+        "# Public kernels, as published",
+        "",
+        "Written by `python benchmarks/public_kernels.py --real DIR` (DIR: the files below, fetched at",
+        "the commits listed; not committed here). Tools: " + "; ".join(tools) + ".",
+        "",
+        f"{accepted} of {len(rows)} kernels accepted as published (with only the launch options shown).",
+        "Verdicts: unfair, then fair, HSA, OBE, HSA+OBE, LOBE, each weak then strong (P terminates,",
+        "F may not, ? inconclusive: a bound was hit).",
+        "",
+        "| project | file (repo/path@commit) | what | options | outcome | verdicts / refusal |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        where = f"{r['repo']}/{r['path']}@{str(r['commit'])[:10]}"
+        options = " ".join(str(a) for a in r["args"]) or "(none)"  # type: ignore[union-attr]
+        if r["outcome"] == "accepted":
+            result = f"`{r['verdicts']}` ({r['states']} states, {r['seconds']} s)"
+            if r.get("detail"):
+                result += f"; {r['detail']}"
+        else:
+            result = f"exit {r.get('exit', '-')}: {r.get('detail', '')}"
+        result = result.replace("|", "\\|")
+        lines.append(f"| {r['project']} | `{where}` | {r['what']} | `{options}` | {r['outcome']} | {result} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--real", type=Path, required=True, help="the folder of fetched files (OWNER/REPO/COMMIT7/PATH)"
+    )
+    parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    parser.add_argument("--time-limit", type=float, default=120.0)
+    options = parser.parse_args()
+    root = options.real.resolve()
+    rows = [check(kernel, root, options.time_limit) for kernel in KERNELS]
+    if options.json:
+        options.json.write_text(json.dumps({"tools": versions(), "rows": rows}, indent=1) + "\n")
+    print(markdown(rows, versions()), end="")
+
+
+KERNELS = (
+    Kernel(
+        "Vello (piet-gpu's tests)",
+        "linebender/vello",
+        "tests/shader/prefix.comp",
+        "19fedf36db2bc558c97d193dcbdba1182777e271",
+        "decoupled look-back scan with fallback (GLSL, plain volatile loads, 512 invocations)",
+        ("--workgroups", "2", "--buffer", "inbuf=16384", "--buffer", "outbuf=16384", "--buffer", "state=2"),
+    ),
+    Kernel(
+        "Vello (piet-gpu's tests)",
+        "linebender/vello",
+        "tests/shader/prefix.comp",
+        "747473bc1817994c5c5f7471a1f49fa3df36f0d6",
+        "the same scan, atomic flags (`-D ATOMIC`) in the Vulkan memory model (`-D VKMM`)",
+        ("--workgroups", "2", "--buffer", "inbuf=16384", "--buffer", "outbuf=16384", "--buffer", "state=2"),
+    ),
+    Kernel(
+        "GPUPrefixSums (D3D12)",
+        "b0nes164/GPUPrefixSums",
+        "GPUPrefixSumsD3D12/Shaders/ChainedScanDecoupledLookback.hlsl",
+        "f23b5a1c47f6b359196fa5f8dd68edca1f08e00a",
+        "chained scan, decoupled look-back without fallback (HLSL, waves)",
+        ("--workgroups", "2", "--entry", "ChainedScanDecoupledLookbackExclusive"),
+        ("GPUPrefixSumsD3D12/Shaders/ScanCommon.hlsl",),
+    ),
+    Kernel(
+        "GPUPrefixSums (D3D12)",
+        "b0nes164/GPUPrefixSums",
+        "GPUPrefixSumsD3D12/Shaders/ChainedScanDecoupledLookbackDecoupledFallback.hlsl",
+        "f23b5a1c47f6b359196fa5f8dd68edca1f08e00a",
+        "chained scan, decoupled look-back with decoupled fallback (HLSL, waves)",
+        ("--workgroups", "2", "--entry", "ChainedScanDecoupledLookbackDecoupledFallbackInclusive"),
+        ("GPUPrefixSumsD3D12/Shaders/ScanCommon.hlsl",),
+    ),
+)
+
+if __name__ == "__main__":
+    main()

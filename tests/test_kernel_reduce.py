@@ -1,0 +1,256 @@
+"""Partial-order reduction of kernels as normal forms (docs/semantics.md
+section 11, `progress.core.reduce`): every reduced verdict is the unreduced
+checker's, on litmus/kernels/ and on random GLSL kernels compiled by glslang,
+and every reduced lasso is one of the unreduced system, replayed on its own
+transitions with F and the loop's fairness condition recomputed here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import progress_command
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from kernel_helpers import compile_glsl, replay, system
+
+from progress.cli.kernel import given_settings, kernel_system
+from progress.core import reduce
+from progress.core.analyze import check_system, queries_for
+from progress.core.registry import all_models, find_model
+from progress.core.witness import Lasso
+
+QUERIES = queries_for(all_models())
+KERNELS = Path(__file__).parent.parent / "litmus" / "kernels"
+BOUND = 200_000
+
+
+def _check(kernel, reduced: bool):
+    return check_system(kernel, QUERIES, max_states=BOUND, reduce=reduced)
+
+
+def validate(kernel, lasso: Lasso, model_name: str, fairness: str) -> None:
+    """`lasso` replays on `kernel` (kernel_helpers.replay), F at each step is
+    the model's F of the workgroups enabled and started there, lifted to
+    their enabled invocations, and the loop meets the weak or strong condition
+    of section 4 with that F on the unreduced system's own steps."""
+    replay(kernel, lasso)
+    model = find_model(model_name)
+    groups = kernel.groups
+    n = max(groups) + 1
+    state, started = kernel.initial, 0
+    states, fair = [], []
+    for step in lasso.steps:
+        moves = dict(kernel.successors(state))
+        enabled_groups = 0
+        for unit in moves:
+            enabled_groups |= 1 << groups[unit]
+        memory = started if model.memory.name == "started" else None
+        f = model.fair(enabled_groups, memory, n)
+        units = frozenset(u for u in moves if f >> groups[u] & 1)
+        assert set(step.fair) == units, "F differs from the model's"
+        states.append(state)
+        fair.append((units, moves))
+        started |= 1 << groups[step.thread]
+        state = moves[step.thread]
+    if lasso.kind == "deadlock":
+        return
+    loop = range(lasso.loop_start, len(lasso.steps))
+    inside = {states[i] for i in loop}
+    stepping = {lasso.steps[i].thread for i in loop}
+    if fairness == "weak":
+        always = frozenset.intersection(*(fair[i][0] for i in loop))
+        assert always <= stepping, f"{sorted(always - stepping)} fair all along the loop never step"
+    elif fairness == "strong":
+        for i in loop:
+            units, moves = fair[i]
+            assert all(moves[u] in inside for u in units), "a fair step leaves the loop"
+
+
+def _agree(kernel_of) -> tuple[int, int]:
+    plain, reduced = _check(kernel_of(), False), _check(kernel := kernel_of(), True)
+    assert [v.terminates for v in reduced.verdicts] == [v.terminates for v in plain.verdicts]
+    for verdict in reduced.verdicts:
+        if verdict.witness is not None:
+            validate(kernel, verdict.witness, verdict.model, verdict.fairness)
+    return plain.verdicts[0].states, reduced.verdicts[0].states
+
+
+SMALL = sorted(p for p in KERNELS.iterdir() if not p.name.startswith("lookback_"))
+
+
+@pytest.mark.parametrize("path", SMALL, ids=lambda p: p.name)
+def test_litmus_kernels_agree(path):
+    _agree(lambda: kernel_system(path, given_settings(None, (), (), None, False)))
+
+
+def test_lookback_fallback_agrees_in_fewer_states():
+    path = KERNELS / "lookback_fallback.comp"
+    plain, reduced = _agree(lambda: kernel_system(path, given_settings(None, (), (), None, False)))
+    assert reduced < plain
+
+
+PRIVATE_WORK = """#version 450
+layout(local_size_x = 2) in;
+layout(std430, binding = 0) buffer Flag { uint flag; uint work[8]; };
+void main() {
+    uint me = gl_GlobalInvocationID.x;
+    for (uint i = 0u; i < 3u; i++) {
+        work[me] = work[me] + i;
+    }
+    if (me == 0u) {
+        atomicExchange(flag, 1u);
+    } else {
+        while (atomicAdd(flag, 0u) == 0u) { }
+    }
+}
+"""
+
+
+def test_private_loops_fold(tmp_path):
+    module = compile_glsl(PRIVATE_WORK, tmp_path / "private")
+    plain, reduced = _agree(lambda: system(module, 2))
+    assert reduced * 4 < plain
+
+
+PRIVATE_SPIN = """#version 450
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer Flag { uint flag; uint mine[2]; };
+void main() {
+    uint me = gl_WorkGroupID.x;
+    atomicAdd(flag, 0u);
+    if (me == 0u) {
+        while (true) { mine[0] = mine[0] ^ 1u; }
+    }
+    atomicExchange(flag, 1u);
+}
+"""
+
+
+def test_a_private_round_is_a_self_loop_of_the_original(tmp_path):
+    """Workgroup 0 flips its own cell forever: a round of private steps,
+    folded into one state with a self-loop; its lassos expand the round."""
+    module = compile_glsl(PRIVATE_SPIN, tmp_path / "spin")
+    _agree(lambda: system(module, 2))
+
+
+LATE_SHARING = """#version 450
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer Data { uint cell[2]; uint flag; };
+void main() {
+    uint me = gl_WorkGroupID.x;
+    for (uint i = 0u; i < 4u; i++) { cell[me] = cell[me] + 1u; }
+    atomicAdd(flag, 1u);
+    while (atomicAdd(flag, 0u) < 2u) { }
+    cell[1u - me] = cell[1u - me] + 5u;
+}
+"""
+
+
+def test_a_broken_ownership_guess_is_dropped(tmp_path, monkeypatch):
+    """A probe too small to see the late cross writes guesses each cell owned
+    by its first writer; the exploration finds the writes and starts again."""
+    module = compile_glsl(LATE_SHARING, tmp_path / "late")
+    monkeypatch.setattr(reduce, "PROBE", 3)
+    guesses = []
+    original = reduce.Reduced.__init__
+
+    def spy(self, kernel, ownership, accesses):
+        guesses.append(ownership)
+        original(self, kernel, ownership, accesses)
+
+    monkeypatch.setattr(reduce.Reduced, "__init__", spy)
+    kernel = system(module, 2)
+    _agree(lambda: system(module, 2))
+    cells = {at for name, at in kernel.layout.names if name.startswith("cell")}
+    assert len(cells) == 2 and len(guesses) > 2
+    assert cells <= guesses[0].owner.keys() | guesses[0].readonly
+    assert not cells & (guesses[-1].owner.keys() | guesses[-1].readonly)
+
+
+# --- random kernels -----------------------------------------------------------
+
+ACTIONS = (
+    "work[me] = work[me] + 1u;",
+    "for (uint i = 0u; i < 2u; i++) { work[me] = work[me] ^ i; }",
+    "atomicExchange(flag, 1u);",
+    "while (atomicAdd(flag, 0u) == 0u) { }",
+    "atomicAdd(count, 1u);",
+    "while (atomicAdd(count, 0u) < 2u) { }",
+    "if (atomicExchange(lock, 1u) == 0u) { work[me] = 7u; atomicExchange(lock, 0u); }",
+    "shared_cell[gl_LocalInvocationID.x] = work[me];",
+    "barrier();",
+    "work[0] = work[1];",
+    "while (work[me] < 3u) { work[me] = work[me] + 1u; }",
+)
+
+
+@st.composite
+def kernels(draw) -> tuple[str, int]:
+    local = draw(st.integers(1, 2))
+    groups = draw(st.integers(1, 3 - local + 1))
+    bodies = []
+    for _role in ("leader", "others"):
+        picks = draw(st.lists(st.sampled_from(ACTIONS), min_size=1, max_size=3))
+        bodies.append("\n        ".join(picks))
+    source = f"""#version 450
+layout(local_size_x = {local}) in;
+layout(std430, binding = 0) buffer Data {{ uint flag; uint count; uint lock; uint work[8]; }};
+shared uint shared_cell[2];
+void main() {{
+    uint me = gl_GlobalInvocationID.x;
+    if (me == 0u) {{
+        {bodies[0]}
+    }} else {{
+        {bodies[1]}
+    }}
+}}
+"""
+    return source, groups
+
+
+@settings(max_examples=25, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(kernels())
+def test_random_kernels_agree(tmp_path_factory, case):
+    source, groups = case
+    module = compile_glsl(source, tmp_path_factory.mktemp("random") / "k")
+    _agree(lambda: system(module, groups))
+
+
+TWO_LOOPS = """#version 450
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer Data { uint a; uint b; uint mine[2]; };
+void main() {
+    uint me = gl_WorkGroupID.x;
+    if (me == 0u) {
+        while (true) {
+            for (uint i = 0u; i < 2u; i++) { mine[0] = mine[0] ^ 1u; }
+            atomicAdd(a, 0u);
+        }
+    } else {
+        while (true) { atomicAdd(a, 0u); atomicAdd(b, 0u); }
+    }
+}
+"""
+
+
+def test_strong_lassos_are_closed_at_folded_states(tmp_path):
+    """Workgroup 1 is fair and moves while workgroup 0 is between folded
+    private steps: the strong loop must take its steps from those states too."""
+    module = compile_glsl(TWO_LOOPS, tmp_path / "loops")
+    _agree(lambda: system(module, 2))
+
+
+def test_check_reduce_on_the_command_line():
+    """`progress check --reduce`: the verdicts and exit status of the unreduced check, in fewer states."""
+    path = str(KERNELS / "lookback_fallback.comp")
+    runs = [
+        subprocess.run([*progress_command(), "check", path, "--format", "json", *extra], capture_output=True, text=True)
+        for extra in ((), ("--reduce",))
+    ]
+    assert [r.returncode for r in runs] == [0, 0]
+    plain, reduced = (json.loads(r.stdout.splitlines()[0])["results"] for r in runs)
+    assert [(v["model"], v["terminates"]) for v in plain] == [(v["model"], v["terminates"]) for v in reduced]
+    assert all(b["states"] < a["states"] for a, b in zip(plain, reduced))
