@@ -155,6 +155,8 @@ def _finish(
         removed = removed_names(before.view, module.view)
     if kind not in COMPILED_NAME and kind != "spvasm":
         text, header = _embedded_header(module, name)
+    if not module.view.entry_points:  # before spirv-val, whose complaint (Linkage) would hide it
+        raise InputError(f"{name}: the module has no entry point (OpEntryPoint)")
     _validate(module, binary, name, limits)
     settings = header.overridden_by(given)
     module = specialize(module, settings.spec, settings.local_size, module.view.entry_point(settings.entry), name)
