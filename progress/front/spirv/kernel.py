@@ -20,7 +20,7 @@ from progress.core.system import LOCAL_LOOP, StepNote
 from progress.errors import InputError
 from progress.front.header import MAX_LOCAL_SIZE, MAX_WORKGROUPS
 from progress.front.spirv.execute import LOOPING, POISED, RETURNED, WAITING, Access, Interpreter
-from progress.front.spirv.ir import Instruction, Module
+from progress.front.spirv.ir import Id, Instruction, Module
 from progress.front.spirv.layout import Types, runtime_lengths, shared_layout
 
 MAX_PER_WORKGROUP = MAX_LOCAL_SIZE
@@ -81,6 +81,7 @@ class KernelSystem:
         self._access: dict[tuple[int, int], Access] = {}
         self._after: dict[tuple[int, int, tuple[int, ...]], tuple[tuple[tuple[int, int], ...], int]] = {}
         self._released: dict[tuple[int, int], int] = {}
+        self._barriers: dict[tuple[Any, ...], int] = {}
 
     # --- the System protocol ------------------------------------------------
 
@@ -155,6 +156,37 @@ class KernelSystem:
         group, index = divmod(unit, self.per_group)
         return f"workgroup {group} invocation {index}"
 
+    # --- the step tables of the compiled explorer (progress/core/kernel_jit.py) ---
+
+    @property
+    def n_cells(self) -> int:
+        return self._cells
+
+    def local_count(self) -> int:
+        return len(self._locals)
+
+    def local_status(self, local: int) -> int:
+        return self._status[local]
+
+    def barrier_of(self, local: int) -> int:
+        """A number per barrier instruction (function, block, position) a WAITING local waits at."""
+        where = _position(self._locals[local])
+        return self._barriers.setdefault(where, len(self._barriers))
+
+    def access_cells(self, unit: int, local: int) -> tuple[tuple[int, ...], bool]:
+        access = self._access_of(unit, local)
+        return tuple(access.cells), access.barrier
+
+    def step_result(self, unit: int, local: int, values: tuple[int, ...]) -> tuple[tuple[tuple[int, int], ...], int]:
+        access = self._access_of(unit, local)
+        state = [0] * self._cells
+        for cell, value in zip(access.cells, values):
+            state[cell] = value
+        return self._step(unit, local, tuple(state))
+
+    def released(self, unit: int, local: int) -> int:
+        return self._released_local(unit, local)
+
     # --- what progress.core.reduce reads (the Footprinted protocol) ----------
 
     def footprint(self, state: State, unit: int) -> tuple[tuple[int, ...], bool] | None:
@@ -185,6 +217,39 @@ class KernelSystem:
         follows its arrival), so one that differs from its first has stepped."""
         at = self._cells + unit
         return state[at] == self.initial[at]
+
+    def interchangeable(self) -> tuple[tuple[int, ...], ...]:
+        """Blocks of units that permuting maps runs to runs (docs/semantics.md
+        section 12): each workgroup's invocations, when no function of the
+        module reads an id that tells them apart; else none. The interpreter
+        tells invocations of one workgroup apart only by these built-ins."""
+        if self.per_group < 2 or _reads_builtin(self.interpreter, PER_INVOCATION):
+            return ()
+        units = range(len(self.groups))
+        return tuple(tuple(units[g * self.per_group : (g + 1) * self.per_group]) for g in range(max(self.groups) + 1))
+
+    def canonical(self, state: State, blocks: tuple[tuple[int, ...], ...]) -> State:
+        """The representative of `state`'s orbit: each block's local states sorted (blocks are contiguous)."""
+        n = self._cells
+        parts = [state[: n + blocks[0][0]]] if blocks else [state]
+        for i, block in enumerate(blocks):
+            first, last = n + block[0], n + block[-1] + 1
+            parts.append(tuple(sorted(state[first:last])))
+            end = n + blocks[i + 1][0] if i + 1 < len(blocks) else len(state)
+            parts.append(state[last:end])
+        return sum(parts, ())
+
+    def permuted(self, state: State, sigma: tuple[int, ...]) -> State:
+        """`state` with unit u's local state given to unit sigma[u]."""
+        n = self._cells
+        new = list(state)
+        for unit, image in enumerate(sigma):
+            new[n + image] = state[n + unit]
+        return tuple(new)
+
+    def local(self, state: State, unit: int) -> int:
+        """The number of `unit`'s local state in `state` (equal numbers: equal local states)."""
+        return state[self._cells + unit]
 
     # --- stepping -----------------------------------------------------------
 
@@ -245,6 +310,23 @@ class KernelSystem:
     def _instruction(self, local: int) -> Instruction:
         fid, block, at = self._locals[local][1][-1][:3]
         return self.interpreter.codes[fid].blocks[block].instructions[at]
+
+
+PER_INVOCATION = frozenset({"LocalInvocationId", "LocalInvocationIndex", "GlobalInvocationId"})
+"""The built-ins whose value differs between invocations of one workgroup."""
+
+
+def _reads_builtin(interpreter: Interpreter, names: frozenset[str]) -> bool:
+    """Whether an instruction of some function names an Input variable decorated with one of `names`."""
+    view = interpreter.view
+    wanted = {v.id for v in view.variables.values() if v.storage_class == "Input" and view.builtin(v.id) in names}
+    return any(
+        isinstance(operand, Id) and operand.value in wanted
+        for code in interpreter.codes.values()
+        for block in code.blocks
+        for inst in block.instructions
+        for operand in inst.operands
+    )
 
 
 def _check_launch(workgroups: int, per_group: int, path: str) -> None:

@@ -1,0 +1,528 @@
+"""The compiled explorer for kernels (issue 29): breadth-first search over
+packed states with numba, driven by the kernel's own step tables.
+
+A state is a row of uint32 words, the `System`'s flat tuple as it is: the
+shared cells, then one interned local-state number per unit (invocation).
+A step is looked up, never interpreted, in three tables that the kernel
+(`Tabled`, implemented by progress/front/spirv/kernel.py) fills on demand:
+
+- access: (unit, local) -> the cells the unit's next visible action reads,
+  or a barrier arrival;
+- result: (access, the values read) -> the writes and the unit's next local;
+- release: (unit, local at a barrier) -> its local once the workgroup is released.
+
+The compiled loop stops at the first entry it lacks and says which; Python
+asks the kernel (its interpreter runs once per entry), adds the entry, and
+the loop resumes at the state it was expanding. So a step costs a hash
+lookup, and a kernel's interpreter runs once per distinct (unit, local,
+values read) as in `KernelSystem.successors`, whose successors (units in
+increasing order, one step each, a LOOPING unit stepping to its own state,
+a barrier released in the step of its last arrival) this explorer repeats
+exactly: tests/test_kernel_jit.py compares the two graphs.
+
+Memory per stored state: 4 bytes per word of the row, 16 in the hash table
+(at most half full), 8 for its first edge's index and 8 for its
+breadth-first parent; 8 per edge (unit, destination). Importing this module
+loads numba.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from progress.core.lts import Budget
+from progress.errors import Inconclusive
+from progress.jit import njit
+
+POISED, WAITING, LOOPING, RETURNED = 0, 1, 2, 3
+"""A local state's status (as progress/front/spirv/execute.py numbers them)."""
+FREE = -1
+SPAN = np.int64(1) << 32
+"""(unit, local) keys: unit * SPAN + local."""
+DONE, MISS_ACCESS, MISS_RESULT, MISS_RELEASE, FULL, BOUND, PAUSE = 0, 1, 2, 3, 4, 5, 6
+CHUNK = 1 << 16
+"""States expanded between two looks at the clock and the resident memory."""
+
+_H1 = np.uint64(0x100000001B3)
+_H2 = np.uint64(0x9E3779B97F4A7C15)
+"""Hashing is unsigned: numba's signed arithmetic may not overflow (LLVM's nsw), unsigned wraps."""
+
+
+class Tabled(Protocol):
+    """What a kernel gives the compiled explorer (progress/front/spirv/kernel.py)."""
+
+    groups: tuple[int, ...]
+    per_group: int
+
+    @property
+    def initial(self) -> tuple[int, ...]: ...
+
+    @property
+    def n_cells(self) -> int: ...
+
+    def local_status(self, local: int) -> int: ...
+
+    def local_count(self) -> int: ...
+
+    def barrier_of(self, local: int) -> int:
+        """A number for the barrier a WAITING local waits at (equal numbers: the same barrier)."""
+        ...
+
+    def access_cells(self, unit: int, local: int) -> tuple[tuple[int, ...], bool]:
+        """The cells `unit`'s step from `local` reads, and whether it is a barrier arrival."""
+        ...
+
+    def step_result(self, unit: int, local: int, values: tuple[int, ...]) -> tuple[tuple[tuple[int, int], ...], int]:
+        """The writes (cell, value) and the next local of `unit`'s step from `local` having read `values`."""
+        ...
+
+    def released(self, unit: int, local: int) -> int:
+        """`unit`'s local after its workgroup is released from the barrier it waits at in `local`."""
+        ...
+
+
+# --- hashing ------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _mix(h):
+    """A well-spread non-negative int64 of the uint64 `h`."""
+    h ^= h >> np.uint64(29)
+    h *= _H2
+    h ^= h >> np.uint64(32)
+    return np.int64(h >> np.uint64(1))
+
+
+@njit(cache=True)
+def _row_hash(row):
+    h = _H2
+    for w in range(row.shape[0]):
+        h = (h ^ np.uint64(row[w])) * _H1
+    return _mix(h)
+
+
+@njit(cache=True)
+def map_get(keys, values, key):
+    """The value of `key` in an open-addressing map (keys FREE where empty), or -1."""
+    mask = keys.shape[0] - 1
+    slot = _mix(np.uint64(key) * _H1) & mask
+    while True:
+        k = keys[slot]
+        if k == key:
+            return values[slot]
+        if k == FREE:
+            return -1
+        slot = (slot + 1) & mask
+
+
+@njit(cache=True)
+def map_put(keys, values, key, value):
+    mask = keys.shape[0] - 1
+    slot = _mix(np.uint64(key) * _H1) & mask
+    while keys[slot] != FREE and keys[slot] != key:
+        slot = (slot + 1) & mask
+    keys[slot] = key
+    values[slot] = value
+
+
+@njit(cache=True)
+def _result_hash(aid, vals, start, length):
+    h = (_H2 ^ np.uint64(aid)) * _H1
+    for i in range(length):
+        h = (h ^ np.uint64(vals[start + i])) * _H1
+    return _mix(h)
+
+
+@njit(cache=True)
+def result_find(rtable, raid, rvoff, rvals, aid, vals, start, length):
+    """The slot of (access aid, vals[start:start+length]) in the result table:
+    (slot, result id) with id -1 when absent."""
+    mask = rtable.shape[0] - 1
+    slot = _result_hash(aid, vals, start, length) & mask
+    while True:
+        rid = rtable[slot]
+        if rid == FREE:
+            return slot, -1
+        if raid[rid] == aid:
+            base = rvoff[rid]
+            same = True
+            for i in range(length):
+                if rvals[base + i] != vals[start + i]:
+                    same = False
+                    break
+            if same:
+                return slot, rid
+        slot = (slot + 1) & mask
+
+
+@njit(cache=True)
+def _find_state(table, keys, row):
+    """(slot, index) of `row` in the state table; index -1 when absent."""
+    mask = table.shape[0] - 1
+    slot = _row_hash(row) & mask
+    width = row.shape[0]
+    while True:
+        index = table[slot]
+        if index == FREE:
+            return slot, -1
+        same = True
+        for w in range(width):
+            if keys[index, w] != row[w]:
+                same = False
+                break
+        if same:
+            return slot, index
+        slot = (slot + 1) & mask
+
+
+@njit(cache=True)
+def rehash_states(keys, count, size):
+    table = np.full(size, FREE, np.int64)
+    for i in range(count):
+        slot, _ = _find_state(table, keys, keys[i])
+        table[slot] = i
+    return table
+
+
+# --- the explorer ---------------------------------------------------------------
+
+
+@njit(cache=True)
+def explore(
+    keys, table, count, s, estart, eunit, edst, nedges, parent_src, parent_unit,
+    status, barrier, group, per_group, ncells,
+    akeys, avals, acoff, aclen, acells, abar,
+    rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval, rnext,
+    lkeys, lvals, max_states, miss, until,
+):  # fmt: skip
+    """Expand states s, s+1, ... until all are expanded (DONE), a table
+    lacks an entry (MISS_*: `miss` holds the unit, then more), the store is
+    full (FULL), the state bound passes (BOUND) or state `until` is reached (PAUSE). Returns (code, s, count,
+    nedges); state s is expanded again from its first edge on resuming."""
+    width = keys.shape[1]
+    units = width - ncells
+    cap = keys.shape[0]
+    ecap = eunit.shape[0]
+    row = np.empty(width, np.uint32)
+    vals = np.empty(64, np.int64)
+    while s < count:
+        if s >= until:
+            return PAUSE, s, count, nedges
+        nedges = estart[s]
+        for u in range(units):
+            local = np.int64(keys[s, ncells + u])
+            kind = status[local]
+            if kind == WAITING or kind == RETURNED:
+                continue
+            if nedges >= ecap:
+                return FULL, s, count, nedges
+            if kind == LOOPING:
+                eunit[nedges] = u
+                edst[nedges] = s
+                nedges += 1
+                continue
+            aid = map_get(akeys, avals, u * SPAN + local)
+            if aid < 0:
+                miss[0] = u
+                return MISS_ACCESS, s, count, nedges
+            length = aclen[aid]
+            if length > vals.shape[0]:
+                vals = np.empty(2 * length, np.int64)
+            base = acoff[aid]
+            for i in range(length):
+                vals[i] = keys[s, acells[base + i]]
+            _, rid = result_find(rtable, raid, rvoff, rvals, aid, vals, 0, length)
+            if rid < 0:
+                miss[0] = u
+                miss[1] = aid
+                return MISS_RESULT, s, count, nedges
+            for w in range(width):
+                row[w] = keys[s, w]
+            new_local = rnext[rid]
+            row[ncells + u] = new_local
+            if status[new_local] == WAITING:
+                g = group[u]
+                first = g * per_group
+                where = barrier[new_local]
+                all_there = True
+                for m in range(first, first + per_group):
+                    lm = row[ncells + m]
+                    if status[lm] != WAITING or barrier[lm] != where:
+                        all_there = False
+                        break
+                if all_there:
+                    for m in range(first, first + per_group):
+                        after = map_get(lkeys, lvals, m * SPAN + np.int64(row[ncells + m]))
+                        if after < 0:
+                            miss[0] = u
+                            miss[1] = m
+                            miss[2] = row[ncells + m]
+                            return MISS_RELEASE, s, count, nedges
+                        row[ncells + m] = after
+            wbase = rwoff[rid]
+            for i in range(rwlen[rid]):
+                row[rwat[wbase + i]] = rwval[wbase + i]
+            slot, dst = _find_state(table, keys, row)
+            if dst < 0:
+                if count >= cap or 2 * (count + 1) > table.shape[0]:
+                    return FULL, s, count, nedges
+                if count >= max_states:
+                    return BOUND, s, count, nedges
+                dst = count
+                for w in range(width):
+                    keys[dst, w] = row[w]
+                table[slot] = dst
+                parent_src[dst] = s
+                parent_unit[dst] = u
+                count += 1
+            eunit[nedges] = u
+            edst[nedges] = dst
+            nedges += 1
+        estart[s + 1] = nedges
+        s += 1
+    return DONE, s, count, nedges
+
+
+# --- the Python side -------------------------------------------------------------
+
+
+class _Grown:
+    """A growable int array with a fill count."""
+
+    def __init__(self, dtype, size: int = 1024, fill: int = 0):
+        self.array = np.full(size, fill, dtype)
+        self.fill = fill
+        self.count = 0
+
+    def room(self, extra: int) -> np.ndarray:
+        need = self.count + extra
+        if need > self.array.shape[0]:
+            size = max(need, 2 * self.array.shape[0])
+            grown = np.full(size, self.fill, self.array.dtype)
+            grown[: self.count] = self.array[: self.count]
+            self.array = grown
+        return self.array
+
+    def add(self, values) -> int:
+        at = self.count
+        self.room(len(values))[at : at + len(values)] = values
+        self.count += len(values)
+        return at
+
+
+class _Map:
+    """An int64 -> int64 open-addressing map kept at most half full."""
+
+    def __init__(self, size: int = 1024):
+        self.keys = np.full(size, FREE, np.int64)
+        self.values = np.zeros(size, np.int64)
+        self.count = 0
+
+    def put(self, key: int, value: int) -> None:
+        if 2 * (self.count + 1) > self.keys.shape[0]:
+            old_keys, old_values = self.keys, self.values
+            self.keys = np.full(2 * old_keys.shape[0], FREE, np.int64)
+            self.values = np.zeros(2 * old_keys.shape[0], np.int64)
+            for k, v in zip(old_keys[old_keys != FREE], old_values[old_keys != FREE]):
+                map_put(self.keys, self.values, k, v)
+        map_put(self.keys, self.values, np.int64(key), np.int64(value))
+        self.count += 1
+
+
+class Tables:
+    """The step tables of one kernel, filled from `Tabled` on demand."""
+
+    def __init__(self, kernel: Tabled):
+        self.kernel = kernel
+        self.status = _Grown(np.int8, fill=0)
+        self.barrier = _Grown(np.int32, fill=-1)
+        self.access = _Map()
+        self.acoff, self.aclen, self.abar = _Grown(np.int64), _Grown(np.int64), _Grown(np.int8)
+        self.acells = _Grown(np.int64)
+        self.rtable = np.full(1024, FREE, np.int64)
+        self.raid, self.rvoff, self.rwoff, self.rwlen, self.rnext = (_Grown(np.int64) for _ in range(5))
+        self.rvals, self.rwat, self.rwval = _Grown(np.int64), _Grown(np.int64), _Grown(np.int64)
+        self.release = _Map()
+        self.sync()
+
+    def sync(self) -> None:
+        """Status and barrier of every local the kernel has numbered so far."""
+        kernel = self.kernel
+        for local in range(self.status.count, kernel.local_count()):
+            self.status.add([kernel.local_status(local)])
+            self.barrier.add([kernel.barrier_of(local) if kernel.local_status(local) == WAITING else -1])
+
+    def add_access(self, unit: int, local: int) -> None:
+        cells, is_barrier = self.kernel.access_cells(unit, local)
+        aid = self.acoff.count
+        self.acoff.add([self.acells.add(list(cells)) if cells else self.acells.count])
+        self.aclen.add([len(cells)])
+        self.abar.add([int(is_barrier)])
+        self.access.put(unit * int(SPAN) + local, aid)
+
+    def add_result(self, unit: int, local: int, aid: int, row: np.ndarray) -> None:
+        start, length = int(self.acoff.array[aid]), int(self.aclen.array[aid])
+        cells = [int(c) for c in self.acells.array[start : start + length]]
+        values = tuple(int(row[c]) for c in cells)
+        writes, new_local = self.kernel.step_result(unit, local, values)
+        self.sync()
+        rid = self.raid.count
+        if 2 * (rid + 1) > self.rtable.shape[0]:
+            self._rehash_results(2 * self.rtable.shape[0])
+        self.raid.add([aid])
+        self.rvoff.add([self.rvals.add(list(values)) if values else self.rvals.count])
+        self.rwoff.add([self.rwat.count])
+        self.rwat.add([at for at, _ in writes])
+        self.rwval.add([value for _, value in writes])
+        self.rwlen.add([len(writes)])
+        self.rnext.add([new_local])
+        probe = np.array(values, np.int64)
+        slot, found = result_find(
+            self.rtable, self.raid.array, self.rvoff.array, self.rvals.array, aid, probe, 0, length
+        )
+        assert found < 0
+        self.rtable[slot] = rid
+
+    def _rehash_results(self, size: int) -> None:
+        self.rtable = np.full(size, FREE, np.int64)
+        for rid in range(self.raid.count):
+            aid = int(self.raid.array[rid])
+            start, length = int(self.rvoff.array[rid]), int(self.aclen.array[aid])
+            slot, _ = result_find(
+                self.rtable, self.raid.array, self.rvoff.array, self.rvals.array, aid, self.rvals.array, start, length
+            )
+            self.rtable[slot] = rid
+
+    def add_release(self, unit: int, local: int) -> None:
+        after = self.kernel.released(unit, local)
+        self.sync()
+        self.release.put(unit * int(SPAN) + local, after)
+
+    def bytes(self) -> int:
+        arrays = [
+            self.status.array, self.barrier.array, self.access.keys, self.access.values, self.acoff.array,
+            self.aclen.array, self.abar.array, self.acells.array, self.rtable, self.raid.array, self.rvoff.array,
+            self.rwoff.array, self.rwlen.array, self.rnext.array, self.rvals.array, self.rwat.array,
+            self.rwval.array, self.release.keys, self.release.values,
+        ]  # fmt: skip
+        return sum(a.nbytes for a in arrays)
+
+
+@dataclass
+class Graph:
+    """The reachable states of a kernel, breadth first from 0: `keys[s]` the
+    packed state s, its edges `eunit[estart[s]:estart[s+1]]` (units, increasing)
+    to `edst[...]`; `parent_src[s]`, `parent_unit[s]` the edge that found s
+    (-1 for state 0); `deadlocks` the states without edges that are not finished."""
+
+    keys: np.ndarray
+    count: int
+    estart: np.ndarray
+    eunit: np.ndarray
+    edst: np.ndarray
+    parent_src: np.ndarray
+    parent_unit: np.ndarray
+    deadlocks: tuple[int, ...]
+    tables: Tables
+
+    @property
+    def edges(self) -> int:
+        return int(self.estart[self.count])
+
+    def state(self, s: int) -> tuple[int, ...]:
+        return tuple(int(v) for v in self.keys[s])
+
+    def bytes(self) -> int:
+        """What the graph holds in memory (the arrays at their capacity, step tables included)."""
+        arrays = (self.keys, self.estart, self.eunit, self.edst, self.parent_src, self.parent_unit)
+        return sum(a.nbytes for a in arrays) + 16 * max(1, self.count) + self.tables.bytes()
+
+
+def explore_kernel(
+    kernel: Tabled, max_states: int | None = None, deadline: float | None = None, budget: Budget | None = None
+) -> Graph:
+    """Every state of `kernel` reachable from its initial one (raises
+    Inconclusive past `max_states`, the monotonic `deadline`, or `budget`'s
+    memory bound, looked at every CHUNK states; its message is the budget's)."""
+    hint = "" if budget is None else budget.hint
+    which = "the default state bound" if budget is not None and budget.default else "the state bound"
+
+    initial = np.array(kernel.initial, np.uint32)
+    ncells = kernel.n_cells
+    width = initial.shape[0]
+    tables = Tables(kernel)
+    group = np.array(kernel.groups, np.int64)
+    cap = 1024
+    keys = np.zeros((cap, width), np.uint32)
+    keys[0] = initial
+    table = rehash_states(keys, 1, 4 * cap)
+    estart = np.zeros(cap + 1, np.int64)
+    eunit = np.zeros(4 * cap, np.int32)
+    edst = np.zeros(4 * cap, np.int32)
+    parent_src = np.full(cap, -1, np.int32)
+    parent_unit = np.full(cap, -1, np.int32)
+    miss = np.zeros(4, np.int64)
+    count, s, nedges = 1, 0, 0
+    limit = np.int64(max_states if max_states is not None else np.iinfo(np.int64).max)
+    while True:
+        t = tables
+        code, s, count, nedges = explore(
+            keys, table, count, s, estart, eunit, edst, nedges, parent_src, parent_unit,
+            t.status.array, t.barrier.array, group, kernel.per_group, ncells,
+            t.access.keys, t.access.values, t.acoff.array, t.aclen.array, t.acells.array, t.abar.array,
+            t.rtable, t.raid.array, t.rvoff.array, t.rvals.array, t.rwoff.array, t.rwlen.array, t.rwat.array,
+            t.rwval.array, t.rnext.array, t.release.keys, t.release.values, limit, miss, s + CHUNK,
+        )  # fmt: skip
+        if code == DONE:
+            break
+        if deadline is not None and time.monotonic() > deadline:
+            raise Inconclusive("stopped at the time limit", count)
+        if code == BOUND:
+            raise Inconclusive(f"stopped at {which} of {max_states}{hint}", count + 1)
+        if code == PAUSE:
+            if budget is not None:
+                budget.check_memory(count)
+        elif code == MISS_ACCESS:
+            u = int(miss[0])
+            tables.add_access(u, int(keys[s, ncells + u]))
+        elif code == MISS_RESULT:
+            u = int(miss[0])
+            tables.add_result(u, int(keys[s, ncells + u]), int(miss[1]), keys[s])
+        elif code == MISS_RELEASE:
+            tables.add_release(int(miss[1]), int(miss[2]))
+        else:  # FULL: the store, its table or the edges
+            if count >= keys.shape[0] or 2 * (count + 1) > table.shape[0]:
+                cap = 2 * keys.shape[0]
+                keys = _grow2(keys, cap)
+                parent_src = _grow1(parent_src, cap, -1)
+                parent_unit = _grow1(parent_unit, cap, -1)
+                estart = _grow1(estart, cap + 1, 0)
+                table = rehash_states(keys, count, 4 * cap)
+            else:
+                eunit = _grow1(eunit, 2 * eunit.shape[0], 0)
+                edst = _grow1(edst, 2 * edst.shape[0], 0)
+        tables.sync()
+    finished = _finished_states(keys, count, estart, tables.status.array, ncells)
+    deadlocks = tuple(int(x) for x in np.nonzero((estart[1 : count + 1] == estart[:count]) & ~finished)[0])
+    return Graph(keys, count, estart, eunit, edst, parent_src, parent_unit, deadlocks, tables)
+
+
+def _finished_states(keys: np.ndarray, count: int, estart: np.ndarray, status: np.ndarray, ncells: int) -> np.ndarray:
+    """Whether every unit of each state has returned."""
+    return np.asarray((status[keys[:count, ncells:]] == RETURNED).all(axis=1))
+
+
+def _grow1(array: np.ndarray, size: int, fill: int) -> np.ndarray:
+    grown = np.full(size, fill, array.dtype)
+    grown[: array.shape[0]] = array
+    return grown
+
+
+def _grow2(array: np.ndarray, rows: int) -> np.ndarray:
+    grown = np.zeros((rows, array.shape[1]), array.dtype)
+    grown[: array.shape[0]] = array
+    return grown
