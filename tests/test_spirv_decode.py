@@ -4,8 +4,8 @@ the word offset, never a traceback or a hang."""
 
 from __future__ import annotations
 
-import struct
 import re
+import struct
 import subprocess
 from pathlib import Path
 
