@@ -26,7 +26,9 @@ from progress.front.header import (
     add_push,
     add_spec,
     kernel_expectations,
+    parse_define,
     parse_entry,
+    parse_include_dir,
     parse_init,
     parse_local_size,
     parse_workgroups,
@@ -79,7 +81,7 @@ def check_kernel(
     name = display(path)
     data = read_bytes(path)
     kind = kind_of(path) or "spv"
-    loaded = load_kernel(data, name, kind, given)
+    loaded = load_kernel(data, name, kind, given, origin=_origin(path))
     expected = None if known is None else _expectations(loaded, name, kind, known)
     options = {
         "max_states": max_states,
@@ -95,7 +97,11 @@ def check_kernel(
         return KernelResult((source,), notes, expected)
     try:
         optimized = _checked(
-            load_kernel(data, name, kind, given, optimized=True), test_name(name) + OPTIMIZED, name, queries, options
+            load_kernel(data, name, kind, given, optimized=True, origin=_origin(path)),
+            test_name(name) + OPTIMIZED,
+            name,
+            queries,
+            options,
         )
     except InputError as error:
         note = (
@@ -138,12 +144,27 @@ def _checked(loaded: LoadedKernel, test: str, path: str, queries, options) -> Ch
 def kernel_system(path: Path | str, given: LaunchSettings) -> KernelSystem:
     """The kernel in `path` as a System, launched by its header and `given` (`progress show`)."""
     name = display(path)
-    loaded = load_kernel(read_bytes(path), name, kind_of(path) or "spv", given)
+    loaded = load_kernel(read_bytes(path), name, kind_of(path) or "spv", given, origin=_origin(path))
     return launch_system(loaded, test_name(name), name)
 
 
+def _origin(path: Path | str) -> Path:
+    """The folder a kernel file's quoted `#include`s start from (standard input: the working folder)."""
+    return Path(".") if str(path) == "-" else Path(path).parent
+
+
 def given_settings(
-    workgroups, buffers, inits, entry, optimize, specs=(), pushes=(), local_size=None, workgroup_limit=None
+    workgroups,
+    buffers,
+    inits,
+    entry,
+    optimize,
+    specs=(),
+    pushes=(),
+    local_size=None,
+    workgroup_limit=None,
+    defines=(),
+    include_dirs=(),
 ) -> LaunchSettings:
     """The command line's launch settings (they override each kernel header's);
     `workgroup_limit`: a larger bound on --workgroups (an unchecked device run)."""
@@ -165,6 +186,8 @@ def given_settings(
         spec=tuple(spec),
         push=tuple(push),
         local_size=None if local_size is None else parse_local_size(local_size),
+        defines=tuple(parse_define(text) for text in defines),
+        include_dirs=tuple(parse_include_dir(text) for text in include_dirs),
     )
 
 
