@@ -208,7 +208,7 @@ def check_system(
     try:
         symmetric = None
         if reduce and supports(system) and reducible(system, queries):
-            seen = probe(system)
+            seen = probe(system, budget=budget)
             if not seen.guess().any:  # no private cell in sight: interchangeable invocations first
                 symmetric = _check_quotient(system, queries, budget, witnesses, grouping, hierarchy)
         if symmetric is not None:

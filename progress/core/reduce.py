@@ -186,8 +186,9 @@ def supports(system: object) -> TypeGuard[Footprinted]:
     return all(hasattr(system, m) for m in ("footprint", "step", "active", "fresh"))
 
 
-def probe(system: Footprinted, states: int | None = None) -> Accesses:
-    """The accesses of the first `states` (PROBE) states of a breadth-first exploration, unreduced."""
+def probe(system: Footprinted, states: int | None = None, budget: Budget | None = None) -> Accesses:
+    """The accesses of the first `states` (PROBE) states of a breadth-first
+    exploration, unreduced, within `budget` (its time limit and state bound)."""
     limit = PROBE if states is None else states
     seen = Accesses()
     index = {system.initial: None}
@@ -202,6 +203,8 @@ def probe(system: Footprinted, states: int | None = None) -> Accesses:
                 if new not in index:
                     index[new] = None
                     queue.append(new)
+                    if budget is not None:
+                        budget.charge(len(queue))
     return seen
 
 
@@ -214,7 +217,7 @@ def reduce_system(system: Footprinted, budget: Budget, seen: Accesses | None = N
     is owned and the reduction folds nothing. A clean exploration that saw
     cells the guess did not cover (a later phase's) is tried once more with
     them, and kept if it is clean too."""
-    seen = probe(system) if seen is None else seen  # (`seen`: a probe's, not yet used)
+    seen = probe(system, budget=budget) if seen is None else seen  # (`seen`: a probe's, not yet used)
     clean: tuple[Reduced, ProgramLTS] | None = None
     for _ in range(ROUNDS):
         reduced = Reduced(system, seen.guess(), seen)
