@@ -32,6 +32,8 @@ from progress.errors import Inconclusive
 
 PROBE = 2_000
 """States of the unreduced probe that guesses who owns which cell."""
+PROBE_STEPS = 32 * PROBE
+"""Steps the probe computes at most (fewer states for a launch of many invocations)."""
 CHAIN = 1 << 20
 """Private steps of one unit in one normal form beyond which the check is inconclusive."""
 ROUNDS = 8
@@ -190,15 +192,17 @@ def probe(system: Footprinted, states: int | None = None, budget: Budget | None 
     """The accesses of the first `states` (PROBE) states of a breadth-first
     exploration, unreduced, within `budget` (its time limit and state bound)."""
     limit = PROBE if states is None else states
+    units = len(system.groups)
+    expanded = min(limit, max(1, PROBE_STEPS // units))  # the states whose successors it computes
     seen = Accesses()
     index = {system.initial: None}
     queue = [system.initial]
-    for state in queue:
-        for unit in range(len(system.groups)):
+    for at, state in enumerate(queue):
+        for unit in range(units):
             footprint = system.footprint(state, unit)
             if footprint is not None:
                 seen.see(unit, *footprint)
-        if len(queue) < limit:
+        if len(queue) < limit and at < expanded:
             for _, new in system.successors(state):
                 if new not in index:
                     index[new] = None
