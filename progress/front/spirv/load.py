@@ -83,10 +83,15 @@ class LoadedKernel:
     """What the user should know about how the kernel was read (WGSL: naga's loop bounds removed...)."""
 
 
+DOUBLE_SUFFIXES = (".spv.dis", ".comp.glsl")
+"""Kinds written with two suffixes (Dat3M's disassembly; GLSL compute shaders as public projects name them)."""
+
+
 def test_name(path: str | Path) -> str:
-    """A kernel file's name without its kind's suffix (`mp.spv.dis` -> `mp`), as reports call it."""
+    """A kernel file's name without its kind's suffix (`mp.spv.dis`, `mp.comp.glsl` -> `mp`), as reports call it."""
     name = Path(path).name
-    return name[: -len(".spv.dis")] if name.lower().endswith(".spv.dis") else Path(name).stem
+    double = next((s for s in DOUBLE_SUFFIXES if name.lower().endswith(s)), None)
+    return name[: -len(double)] if double else Path(name).stem
 
 
 def kind_of(path: str | Path) -> str | None:
