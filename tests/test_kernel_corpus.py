@@ -51,6 +51,7 @@ def test_corpus_has_the_idioms_the_issue_names():
         "plain_spin.comp",
         "clspv_message_passing.spvasm",  # other compilers' SPIR-V: clspv's (OpenCL C), DXC's (HLSL)
         "dxc_ticket_lock.spvasm",
+        "engine_ticket_lock.comp.glsl",  # includes (litmus/include/), a macro, the .comp.glsl name
         "slang_cas_lock.spvasm",  # Slang's own SPIR-V
         "include_lookback.comp.glsl",  # includes (quoted, angled), -D, local_size_x_id, a .comp.glsl name
         "hlsl_include_ticket_lock.hlsl",  # HLSL through Slang with an include and a define

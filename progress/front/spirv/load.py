@@ -83,15 +83,13 @@ class LoadedKernel:
     """What the user should know about how the kernel was read (WGSL: naga's loop bounds removed...)."""
 
 
-DOUBLE_SUFFIXES = (".spv.dis", ".comp.glsl")
-"""Kinds written with two suffixes (Dat3M's disassembly; GLSL compute shaders as public projects name them)."""
-
-
 def test_name(path: str | Path) -> str:
     """A kernel file's name without its kind's suffix (`mp.spv.dis`, `mp.comp.glsl` -> `mp`), as reports call it."""
     name = Path(path).name
-    double = next((s for s in DOUBLE_SUFFIXES if name.lower().endswith(s)), None)
-    return name[: -len(double)] if double else Path(name).stem
+    for double in (".spv.dis", ".comp.glsl"):
+        if name.lower().endswith(double):
+            return name[: -len(double)]
+    return Path(name).stem
 
 
 def kind_of(path: str | Path) -> str | None:
