@@ -29,6 +29,7 @@ from progress.front.header import (
     parse_entry,
     parse_init,
     parse_local_size,
+    parse_subgroup_size,
     parse_workgroups,
 )
 from progress.front.spirv.kernel import KernelSystem
@@ -108,18 +109,16 @@ def check_kernel(
 
 
 def subgroup_notes(settings: LaunchSettings, system: KernelSystem) -> tuple[str, ...]:
-    """What a subgroup size (Dat3M's @Config T) means to the check: nothing yet, said once
-    a workgroup holds more than one subgroup."""
+    """What a subgroup size (--subgroup-size, Dat3M's @Config T) means to a plain
+    model's check, said once a workgroup holds more than one subgroup."""
     size = settings.subgroup_size
     if size is None or system.per_group <= size:
         return ()
     count = -(-system.per_group // size)
     return (
         f"{system.name}: {count} subgroups of {size} invocation{'s' if size > 1 else ''} per workgroup: "
-        "subgroups and the invocations "
-        "in them are fair here (docs/semantics.md section 8: every enabled invocation of a fair workgroup is "
-        "fair), so the verdicts are those of the workgroups, whatever the subgroups; subgroup operations are "
-        "refused",
+        "subgroups and the invocations in them are fair under a plain --model M, which is (M, fair, fair): "
+        "a scoped model such as --model OBE/HSA/unfair schedules them (docs/semantics.md section 10)",
     )
 
 
@@ -143,7 +142,16 @@ def kernel_system(path: Path | str, given: LaunchSettings) -> KernelSystem:
 
 
 def given_settings(
-    workgroups, buffers, inits, entry, optimize, specs=(), pushes=(), local_size=None, workgroup_limit=None
+    workgroups,
+    buffers,
+    inits,
+    entry,
+    optimize,
+    specs=(),
+    pushes=(),
+    local_size=None,
+    workgroup_limit=None,
+    subgroup_size=None,
 ) -> LaunchSettings:
     """The command line's launch settings (they override each kernel header's);
     `workgroup_limit`: a larger bound on --workgroups (an unchecked device run)."""
@@ -165,6 +173,7 @@ def given_settings(
         spec=tuple(spec),
         push=tuple(push),
         local_size=None if local_size is None else parse_local_size(local_size),
+        subgroup_size=None if subgroup_size is None else parse_subgroup_size(subgroup_size),
     )
 
 
