@@ -134,7 +134,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--max-states", type=int, default=2_000_000)
+    parser.add_argument("--render", action="store_true", help="rewrite the page from kernels_reduce.json only")
     args = parser.parse_args()
+    if args.render:
+        saved = json.loads((RESULTS / "kernels_reduce.json").read_text())
+        _write_section(saved["rows"], saved["meta"])
+        return 0
     rows = []
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -156,10 +161,10 @@ def main() -> int:
 def _write_section(rows: list[dict], meta: dict) -> None:
     lines = [
         BEGIN,
-        "## Partial-order reduction: private steps as normal forms (`--reduce`)",
+        "## Reductions (`--reduce`): private steps, interchangeable invocations",
         "",
         "Written by `benchmarks/bench_kernel_reduce.py` (raw numbers: kernels_reduce.json);",
-        "docs/semantics.md section 11 proves the reduction. Each kernel is checked in one",
+        "docs/semantics.md sections 11 and 12 prove the reductions. Each kernel is checked in one",
         "process for all 11 verdicts with lassos, unreduced (`check_system`) and reduced",
         f"(`reduce=True`), each bounded by {meta['max_states']:,} states and {meta['time_limit']:g} s;",
         "states are those of the largest product. Verdicts: the 11 in the order of",
@@ -167,7 +172,8 @@ def _write_section(rows: list[dict], meta: dict) -> None:
         "are the unreduced ones (not compared where either is inconclusive). Measured on the",
         "shared 2-core development machine while other jobs ran: times are indicative.",
         "",
-        "| kernel | invocations | states | reduced | seconds | reduced | verdicts | agree |",
+        "| kernel | invocations | states | states, --reduce | seconds | seconds, --reduce | verdicts (--reduce) "
+        "| agree |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
@@ -188,6 +194,11 @@ def _write_section(rows: list[dict], meta: dict) -> None:
         "kernels that read no invocation id (the spin lock and the ticket lock families:",
         "each workgroup's invocations up to permutation); workgroups are not permuted, so",
         "many workgroups of few invocations gain little. `--reduce` is off by default.",
+        "The time limit is checked while exploring; deciding the 11 queries on a finished",
+        "exploration can pass it (spin_lock 4x8: 69 s). The issue's targets (8x4 and 4x8",
+        "locks, leader idioms at 8x64, all 11 verdicts in 60 s) are not reached here: HSA",
+        "and LOBE read workgroup ids, so no workgroup symmetry helps them, and leaders read",
+        "their invocation id.",
         END,
     ]
     page = RESULTS / "kernels_scale.md"

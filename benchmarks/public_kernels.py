@@ -78,7 +78,8 @@ def check(kernel: Kernel, root: Path, time_limit: float) -> dict[str, object]:
     verdicts = {(r["model"], r["fairness"]): r["terminates"] for r in results[0]["results"]}
     flags = [_flag(verdicts.get(("unfair", "none")))] + [_flag(verdicts.get(key)) for key in ORDER]
     states = max((r.get("states") or 0) for r in results[0]["results"])
-    row |= {"outcome": "accepted", "verdicts": " ".join(flags), "states": states}
+    outcome = "accepted, inconclusive" if set(flags) == {"?"} else "accepted"
+    row |= {"outcome": outcome, "verdicts": " ".join(flags), "states": states}
     reasons = {str(r["inconclusive"]) for r in results[0]["results"] if r.get("inconclusive")}
     if reasons:
         row["detail"] = "; ".join(sorted(reasons))
@@ -99,14 +100,16 @@ def versions() -> list[str]:
 
 
 def markdown(rows: list[dict[str, object]], tools: list[str]) -> str:
-    accepted = sum(r["outcome"] == "accepted" for r in rows)
+    accepted = sum(str(r["outcome"]).startswith("accepted") for r in rows)
+    decided = sum(r["outcome"] == "accepted" for r in rows)
     lines = [
         "# Public kernels, as published",
         "",
         "Written by `python benchmarks/public_kernels.py --real DIR` (DIR: the files below, fetched at",
         "the commits listed; not committed here). Tools: " + "; ".join(tools) + ".",
         "",
-        f"{accepted} of {len(rows)} kernels accepted as published (with only the launch options shown).",
+        f"{accepted} of {len(rows)} kernels accepted as published (with only the launch options shown), "
+        f"{decided} with a verdict.",
         "Verdicts: unfair, then fair, HSA, OBE, HSA+OBE, LOBE, each weak then strong (P terminates,",
         "F may not, ? inconclusive: a bound was hit).",
         "",
@@ -116,7 +119,7 @@ def markdown(rows: list[dict[str, object]], tools: list[str]) -> str:
     for r in rows:
         where = f"{r['repo']}/{r['path']}@{str(r['commit'])[:10]}"
         options = " ".join(str(a) for a in r["args"]) or "(none)"  # type: ignore[union-attr]
-        if r["outcome"] == "accepted":
+        if str(r["outcome"]).startswith("accepted"):
             result = f"`{r['verdicts']}` ({r['states']} states, {r['seconds']} s)"
             if r.get("detail"):
                 result += f"; {r['detail']}"

@@ -288,7 +288,7 @@ MORE_HOSTILE_KERNELS = {
         ("zero.comp", "zero.comp:1:27: error: --workgroups '0' is outside 1..64"),
         ("billion.comp", "billion.comp:1:27: error: --workgroups '1000000000' is outside 1..64"),
         ("racy_index.comp", "racy_index.comp:9: OpAccessChain: index 5 is out of bounds of an array of length 2"),
-        ("wave.hlsl", "wave.hlsl:5:1: error: OpGroupNonUniformQuadSwap: this subgroup operation is not supported"),
+        ("wave.hlsl", "wave.hlsl:5:5: error: OpGroupNonUniformQuadSwap: this subgroup operation is not supported"),
         ("undeclared.comp", "undeclared.comp:4:29: error: 'nothing' : undeclared identifier"),
     ],
 )

@@ -347,3 +347,12 @@ def test_a_cycle_with_an_inexact_edge_is_checked_on_the_original(tmp_path):
     assert not quotient.exact_cycles(explore_system(quotient))
     assert _check_quotient(kernel, QUERIES, Budget(), True, Grouping(kernel.groups), None) is None
     _agree(lambda: system(module, 1))
+
+
+@pytest.mark.parametrize("source, groups", [(TWO_LOOPS, 2), (SPIN_LOCK.replace("LOCAL", "3"), 1), (PRIVATE_WORK, 2)])
+def test_reduced_reports_are_the_same_bytes_twice(tmp_path, source, groups):
+    from progress.report.render import report_json
+
+    module = compile_glsl(source, tmp_path / "k")
+    texts = [report_json(check_system(system(module, groups), QUERIES, reduce=True), "k.comp") for _ in range(2)]
+    assert texts[0] == texts[1]

@@ -10,6 +10,7 @@ hlsl_ticket_lock.hlsl, checked the same way."""
 
 from __future__ import annotations
 
+import re
 import struct
 from pathlib import Path
 
@@ -77,7 +78,9 @@ def slang_binary() -> bytes:
     assembled with an older language, the word set to 11 (Debian's spirv-as and grammar
     do not know Slang)."""
     text = (KERNELS / "spvasm_spinlock.spvasm").read_text()
-    text = text.replace("OpMemoryModel Logical GLSL450\n", "OpMemoryModel Logical GLSL450\nOpSource Unknown 1\n", 1)
+    mode = re.search(r"^.*OpExecutionMode .*\n", text, re.MULTILINE)
+    assert mode is not None
+    text = text[: mode.end()] + "OpSource Unknown 1\n" + text[mode.end() :]  # where the layout puts it
     binary = bytearray(assemble(text.encode(), "slang.spvasm"))
     words = struct.unpack(f"<{len(binary) // 4}I", binary)
     at = 5

@@ -29,6 +29,7 @@ from progress.front.spirv.asmlines import assembly_lines
 from progress.front.spirv.decode import decode
 from progress.front.spirv.inputs import input_launch
 from progress.front.spirv.ir import EntryPoint, Module, ModuleView, StructType, Variable
+from progress.front.spirv.kept import check_kept
 from progress.front.spirv.kernel import KernelSystem, Launch
 from progress.front.spirv.layout import runtime_names, shared_variables, variable_name
 from progress.front.spirv.lines import attach_lines, embedded_sources
@@ -40,6 +41,7 @@ from progress.front.spirv.toolchain import (
     assemble,
     compile_shader,
     optimize,
+    preprocessed,
     validation_errors,
     validator_instruction,
 )
@@ -55,6 +57,8 @@ KIND_OF_SUFFIX = {
 }
 COMPILED_NAME = {"glsl": "kernel.comp", "hlsl": "kernel.hlsl", "wgsl": FILE_NAME}
 """The name the toolchain compiles a source under (its OpString), shown as the kernel's own."""
+COMPILER = {"glsl": "glslang", "hlsl": "Slang"}
+"""Who compiled a kind (the guard's messages name it)."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +123,16 @@ def load_kernel(
         binary = assemble(data, name, limits)
     else:
         binary = compile_shader(data, kind, name, entry if kind == "hlsl" else None, limits)
+        guard_compiled(binary, data, kind, name, text, limits)
     return _finish(binary, name, text, header, given, optimized, kind, limits)
+
+
+def guard_compiled(
+    binary: bytes, data: bytes, kind: str, name: str, text: str, limits: ToolLimits, compiler: str | None = None
+) -> None:
+    """Refuse a compiled GLSL/HLSL module that lost an atomic or a wait of its source (`kept.py`)."""
+    module = _with_lines(decode(binary, name), kind, name, text)
+    check_kept(module, {name: (text, preprocessed(data, kind, name, limits))}, kind, compiler or COMPILER[kind])
 
 
 def _finish(
@@ -142,6 +155,8 @@ def _finish(
         removed = removed_names(before.view, module.view)
     if kind not in COMPILED_NAME and kind != "spvasm":
         text, header = _embedded_header(module, name)
+    if not module.view.entry_points:  # before spirv-val, whose complaint (Linkage) would hide it
+        raise InputError(f"{name}: the module has no entry point (OpEntryPoint)")
     _validate(module, binary, name, limits)
     settings = header.overridden_by(given)
     module = specialize(module, settings.spec, settings.local_size, module.view.entry_point(settings.entry), name)
