@@ -1,7 +1,6 @@
 // progress: --workgroups 1 --subgroup-size 4 --buffer results=4
-// HLSL's wave intrinsics through glslang: each lane writes
-// WaveActiveSum(lane + 1) * 100 + WavePrefixSum(lane + 1) * 10 + WaveIsFirstLane()
-// (glslang compiles WavePrefixSum to an InclusiveScan: tests/test_kernel_subgroups.py).
+// HLSL's wave intrinsics through the HLSL compiler: each lane writes
+// WaveActiveSum(lane + 1) * 100 + WavePrefixSum(lane + 1) * 10 + WaveIsFirstLane().
 RWStructuredBuffer<uint> results : register(u0);
 
 [numthreads(4, 1, 1)]
