@@ -51,6 +51,7 @@ def test_corpus_has_the_idioms_the_issue_names():
         "plain_spin.comp",
         "clspv_message_passing.spvasm",  # other compilers' SPIR-V: clspv's (OpenCL C), DXC's (HLSL)
         "dxc_ticket_lock.spvasm",
+        "slang_cas_lock.spvasm",  # Slang's own SPIR-V
     ]:
         assert wanted in names
     assert sum(f.suffix == ".hlsl" for f in FILES) >= 2

@@ -53,7 +53,7 @@ def test_the_hazards_get_the_sources_verdicts_through_slang(name, monkeypatch, c
 def through_glslang(monkeypatch) -> None:
     """Force HLSL through glslang's HLSL front end (the old path) and name it so."""
     monkeypatch.setattr(
-        load, "compile_shader", lambda data, kind, name, entry, limits: toolchain.glslang_hlsl(data, name)
+        load, "compile_shader", lambda data, kind, name, entry, limits, defines=(): toolchain.glslang_hlsl(data, name)
     )
     monkeypatch.setitem(load.COMPILER, "hlsl", "glslang (HLSL)")
 

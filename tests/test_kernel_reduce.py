@@ -278,9 +278,46 @@ def test_interchangeable_invocations_agree_in_fewer_states(tmp_path, groups, loc
     assert reduced < plain
 
 
-def test_an_invocation_id_read_breaks_the_symmetry(tmp_path):
-    source = SPIN_LOCK.replace("LOCAL", "2").replace("count = count + 1u;", "count = gl_LocalInvocationID.x;")
-    assert system(compile_glsl(source, tmp_path / "ids"), 2).interchangeable() == ()
+LEADER_LOCK = """#version 450
+layout(local_size_x = LOCAL) in;
+layout(std430, binding = 0) buffer Lock { uint lock; uint count; };
+shared uint result;
+void main() {
+    if (gl_LocalInvocationID.x == 0u) {
+        while (atomicExchange(lock, 1u) == 1u) { }
+        count = count + 1u;
+        result = count;
+        atomicExchange(lock, 0u);
+    }
+    barrier();
+    uint seen = result;
+    if (seen == 0u) { atomicAdd(count, 100u); }
+}
+"""
+
+
+def test_a_leader_keeps_its_place_and_the_others_are_interchangeable(tmp_path):
+    """Invocation 0 reads its id to lead: its local states that can still
+    read the id stay in place; once past the read, and for the others from
+    the start, local states are interchangeable (section 12)."""
+    module = compile_glsl(LEADER_LOCK.replace("LOCAL", "4"), tmp_path / "leader")
+    kernel = system(module, 2)
+    n = len(kernel.layout.initial)
+    assert all(kernel.id_free(local) for local in kernel.initial[n:])  # the id is read before the first access
+    plain, reduced = _agree(lambda: system(module, 2))
+    assert reduced * 3 < plain
+
+
+ID_LATE = SPIN_LOCK.replace("LOCAL", "2").replace("count = count + 1u;", "count = gl_LocalInvocationID.x;")
+
+
+def test_an_invocation_that_will_read_its_id_stays_in_place(tmp_path):
+    kernel = system(compile_glsl(ID_LATE, tmp_path / "late"), 1)
+    n = len(kernel.layout.initial)
+    assert not any(kernel.id_free(local) for local in kernel.initial[n:])
+    state = kernel.initial
+    assert kernel.canonical(state, kernel.interchangeable()) == state
+    _agree(lambda: system(compile_glsl(ID_LATE, tmp_path / "late2"), 2))
 
 
 SYMMETRIC_ACTIONS = (
@@ -293,6 +330,9 @@ SYMMETRIC_ACTIONS = (
     "barrier();",
     "shared_cell[1] = shared_cell[0] + 1u;",
     "while (shared_cell[0] == 0u) { }",
+    "if (gl_LocalInvocationID.x == 0u) { while (atomicAdd(flag, 0u) == 0u) { } } else { atomicExchange(flag, 1u); }",
+    "if (gl_LocalInvocationID.x == 1u) { atomicExchange(flag, 0u); }",
+    "shared_cell[gl_LocalInvocationID.x & 1u] = 1u;",
 )
 
 
@@ -312,7 +352,7 @@ void main() {{
     return source, groups
 
 
-@settings(max_examples=25, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=30, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(symmetric_kernels())
 def test_random_symmetric_kernels_agree(tmp_path_factory, case):
     source, groups = case
@@ -356,3 +396,25 @@ def test_reduced_reports_are_the_same_bytes_twice(tmp_path, source, groups):
     module = compile_glsl(source, tmp_path / "k")
     texts = [report_json(check_system(system(module, groups), QUERIES, reduce=True), "k.comp") for _ in range(2)]
     assert texts[0] == texts[1]
+
+
+FIRST_COMER = """#version 450
+layout(local_size_x = 2) in;
+layout(std430, binding = 0) buffer Data { uint count; uint other; };
+void main() {
+    uint t = atomicAdd(count, 1u);
+    atomicAdd(other, 0u);
+    if (gl_LocalInvocationID.x == 1u && t == 0u) {
+        while (true) { }
+    }
+}
+"""
+
+
+def test_an_id_read_after_a_step_keeps_the_invocation_in_place(tmp_path):
+    """Only invocation 1 coming first loops forever: moving its local state
+    (which will read the id) to invocation 0 would lose the loop."""
+    module = compile_glsl(FIRST_COMER, tmp_path / "first")
+    report = check_system(system(module, 1), QUERIES, reduce=True)
+    assert not any(v.terminates for v in report.verdicts)
+    _agree(lambda: system(module, 1))

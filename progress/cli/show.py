@@ -11,7 +11,7 @@ import click
 
 from progress.back.draw import kernel_picture, picture, to_dot, to_text
 from progress.cli.inputs import KERNEL_SUFFIXES, load
-from progress.cli.launch_options import constant_options
+from progress.cli.launch_options import compile_options, constant_options
 from progress.cli.outputs import write_file, write_stdout
 from progress.core.registry import find_model
 from progress.errors import EXIT_OK, UsageError
@@ -47,6 +47,7 @@ much faster than linearly, and an 8,000-state LTS takes it minutes."""
 @click.option("--buffer", "buffers", multiple=True, metavar="NAME=LEN", help="Kernels: a runtime array's length.")
 @click.option("--init", "inits", multiple=True, metavar="NAME=V|NAME[i]=V", help="Kernels: a cell's initial value.")
 @constant_options
+@compile_options
 def show(path, model_name, fairness, fmt, output, max_states, max_draw, workgroups, buffers, inits, **constants):
     """Draw TEST.axb's LTS under MODEL: states (memory | pcs, model memory),
     steps `T<thread>:<instruction> {F}`, end states doubly outlined, the

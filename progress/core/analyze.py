@@ -15,7 +15,7 @@ from progress.core.canonical import canonical_hash
 from progress.core.check import STRONG, WEAK, Cycle, cycles, scoped_strong_witness, scoped_weak_witness, witness
 from progress.core.lts import LTS, Budget, ProgramLTS, explore, explore_system, product
 from progress.core.program import Program
-from progress.core.reduce import Reduced, expand, reduce_system, supports
+from progress.core.reduce import Reduced, expand, probe, reduce_system, supports
 from progress.core.scoped import Hierarchy, ScopedFair, ScopedModel, at_scope
 from progress.core.semantics import compile_program
 from progress.core.system import Grouping, System
@@ -208,11 +208,13 @@ def check_system(
     try:
         symmetric = None
         if reduce and supports(system) and reducible(system, queries):
-            symmetric = _check_quotient(system, queries, budget, witnesses, grouping, hierarchy)
+            seen = probe(system)
+            if not seen.guess().any:  # no private cell in sight: interchangeable invocations first
+                symmetric = _check_quotient(system, queries, budget, witnesses, grouping, hierarchy)
         if symmetric is not None:
             verdicts = symmetric
         elif reduce and supports(system) and reducible(system, queries):
-            reduced, explored = reduce_system(system, budget)
+            reduced, explored = reduce_system(system, budget, seen)
             verdicts = _decide_all(explored, queries, budget, witnesses, grouping.n_threads, grouping, hierarchy)
             verdicts = [_expanded(reduced, v, q) for v, q in zip(verdicts, queries)]
         else:
@@ -245,15 +247,15 @@ def _check_quotient(
     hierarchy: Hierarchy,
 ) -> list[Verdict] | None:
     """The verdicts on the quotient by interchangeable invocations (section 12),
-    or None where there are none, or an edge inside a cycle of the quotient
-    is not exact (the caller checks otherwise)."""
+    or None where there are none, it merged no states, or an edge inside a
+    cycle of the quotient is not exact (the caller checks otherwise)."""
     blocks = system.interchangeable() if hasattr(system, "interchangeable") else ()
     if not blocks:
         return None
     quotient = Quotient(system, blocks)
     explored = explore_system(quotient, budget)
-    if not quotient.exact_cycles(explored):
-        return None
+    if not quotient.inexact or not quotient.exact_cycles(explored):
+        return None  # nothing merged (it is the original: private steps may do better), or not usable
     verdicts = _decide_all(explored, queries, budget, witnesses, grouping.n_threads, grouping, hierarchy)
     return [v._replace(witness=quotient.concrete(v.witness)) if v.witness else v for v in verdicts]
 

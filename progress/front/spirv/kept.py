@@ -66,18 +66,35 @@ def check_kept(module: Module, sources: Mapping[str, tuple[str, str]], kind: str
         return
     atomics = _atomic_lines(module)
     reads = _read_lines(module)
-    names = _memory_names(module)
+    texts = {file: _inactive_blank(_blank(raw), active) for file, (raw, active) in sources.items()}
+    memory = _memory_names(module).union(*(_declared_memory(text) for text in texts.values()))
+    functions = [(file, *found) for file, text in texts.items() for found in _functions(text)]
+    present = _present(functions, texts, lines)
     problems: list[InputError] = []
-    for file, (raw, active) in sources.items():
-        text = _inactive_blank(_blank(raw), active)
-        memory = names | _declared_memory(text)
-        for first, last, body in _functions(text):
-            if not any(first <= line <= last for line in lines.get(file, ())):
-                continue
-            problems += _missing_atomics(file, raw, text, body, atomics.get(file, []), kind, compiler)
-            problems += _deleted_waits(file, raw, text, body, reads.get(file, set()), memory, compiler)
+    for file, name, _first, _last, body in functions:
+        if name not in present:
+            continue
+        raw, text = sources[file][0], texts[file]
+        problems += _missing_atomics(file, raw, text, body, atomics.get(file, []), kind, compiler)
+        problems += _deleted_waits(file, raw, text, body, reads.get(file, set()), memory, compiler)
     if problems:
         raise InputErrors(problems)
+
+
+def _present(
+    functions: list[tuple[str, str, int, int, tuple[int, int]]], texts: Mapping[str, str], lines: Mapping[str, set[int]]
+) -> set[str]:
+    """The functions the module has code of, and those they call (inlined, or deleted with
+    what the compiler dropped), by name."""
+    present = {name for file, name, first, last, _ in functions if any(first <= n <= last for n in lines.get(file, ()))}
+    bodies = {name: texts[file][body[0] : body[1]] for file, name, _, _, body in functions}
+    calls = {name: set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", body)) & bodies.keys() for name, body in bodies.items()}
+    pending = list(present)
+    while pending:
+        for callee in calls.get(pending.pop(), set()) - present:
+            present.add(callee)
+            pending.append(callee)
+    return present
 
 
 # --- the module -----------------------------------------------------------------
@@ -163,14 +180,15 @@ def _line(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def _functions(text: str) -> Iterator[tuple[int, int, tuple[int, int]]]:
-    """(first line, last line, body offsets) of each top-level `name(...) {...}`."""
+def _functions(text: str) -> Iterator[tuple[str, int, int, tuple[int, int]]]:
+    """(name, first line, last line, body offsets) of each top-level `name(...) {...}`."""
     for header, open_at, close_at in _top_blocks(text):
         head = header.rstrip()
         head = re.sub(r"\s*:\s*\w+\s*$", "", head)  # an HLSL semantic after the parameters
         if head.endswith(")") and "=" not in head and not re.search(r"\b(buffer|uniform|shared|struct)\b", head):
+            name = re.search(r"([A-Za-z_]\w*)\s*\([^()]*\)$", head)
             name_at = open_at - len(header) + len(header) - len(header.lstrip())
-            yield _line(text, name_at), _line(text, close_at), (open_at + 1, close_at)
+            yield (name.group(1) if name else ""), _line(text, name_at), _line(text, close_at), (open_at + 1, close_at)
 
 
 def _top_blocks(text: str) -> Iterator[tuple[str, int, int]]:

@@ -19,6 +19,7 @@ from typing import Any
 from progress.core.system import LOCAL_LOOP, StepNote
 from progress.errors import InputError
 from progress.front.header import MAX_LOCAL_SIZE, MAX_WORKGROUPS
+from progress.front.spirv.code import successors
 from progress.front.spirv.execute import COLLECTIVE, LOOPING, POISED, RETURNED, WAITING, Access, Interpreter
 from progress.front.spirv.ir import Id, Instruction, Module
 from progress.front.spirv.layout import Types, runtime_lengths, shared_layout
@@ -96,6 +97,7 @@ class KernelSystem:
         self._access: dict[tuple[int, int], Access] = {}
         self._after: dict[tuple[int, int, tuple[int, ...]], tuple[tuple[tuple[int, int], ...], int]] = {}
         self._released: dict[tuple[int, int], int] = {}
+        self._id_free: list[bool] = []  # per local state number, filled on demand
         self._barriers: dict[tuple[Any, ...], int] = {}
 
     # --- the System protocol ------------------------------------------------
@@ -243,25 +245,42 @@ class KernelSystem:
         return state[at] == self.initial[at]
 
     def interchangeable(self) -> tuple[tuple[int, ...], ...]:
-        """Blocks of units that permuting maps runs to runs (docs/semantics.md
-        section 12): each workgroup's invocations, when no function of the
-        module reads an id that tells them apart; else none. The interpreter
-        tells invocations of one workgroup apart only by these built-ins."""
-        if self.per_group < 2 or self.collective or _reads_builtin(self.interpreter, PER_INVOCATION):
+        """Blocks of units (each workgroup's invocations) within which
+        permuting the units whose local state cannot read an invocation id
+        again (`id_free`) maps runs to runs (docs/semantics.md section 12);
+        none for a kernel with subgroup operations (lanes are told apart)."""
+        if self.per_group < 2 or self.collective:
             return ()
         units = range(len(self.groups))
         return tuple(tuple(units[g * self.per_group : (g + 1) * self.per_group]) for g in range(max(self.groups) + 1))
 
+    def id_free(self, local: int) -> bool:
+        """Whether no instruction that names an invocation id built-in is
+        reachable from local state `local` (in any frame of its stack, calls
+        included): its behaviour does not depend on which invocation holds it."""
+        free = self._id_free
+        while len(free) <= local:
+            state = self._locals[len(free)]
+            reads = self._reads.reachable
+            free.append(state[0] == RETURNED or not any(reads(f[0], f[1], f[2]) for f in state[1]))
+        return free[local]
+
+    @cached_property
+    def _reads(self) -> _IdReads:
+        return _IdReads(self.interpreter, PER_INVOCATION)
+
     def canonical(self, state: State, blocks: tuple[tuple[int, ...], ...]) -> State:
-        """The representative of `state`'s orbit: each block's local states sorted (blocks are contiguous)."""
+        """The representative of `state`'s orbit: in each block, the units
+        that may read their id keep their local states, and the others' local
+        states are sorted into the remaining places (blocks are contiguous)."""
         n = self._cells
-        parts = [state[: n + blocks[0][0]]] if blocks else [state]
-        for i, block in enumerate(blocks):
-            first, last = n + block[0], n + block[-1] + 1
-            parts.append(tuple(sorted(state[first:last])))
-            end = n + blocks[i + 1][0] if i + 1 < len(blocks) else len(state)
-            parts.append(state[last:end])
-        return sum(parts, ())
+        new = list(state)
+        free = self.id_free
+        for block in blocks:
+            places = [n + u for u in block if free(state[n + u])]
+            for at, local in zip(places, sorted(state[at] for at in places)):
+                new[at] = local
+        return tuple(new)
 
     def permuted(self, state: State, sigma: tuple[int, ...]) -> State:
         """`state` with unit u's local state given to unit sigma[u]."""
@@ -420,17 +439,62 @@ def _first_id(inst: Instruction) -> int:
     return operand.value if isinstance(operand, Id) else -1
 
 
-def _reads_builtin(interpreter: Interpreter, names: frozenset[str]) -> bool:
-    """Whether an instruction of some function names an Input variable decorated with one of `names`."""
-    view = interpreter.view
-    wanted = {v.id for v in view.variables.values() if v.storage_class == "Input" and view.builtin(v.id) in names}
-    return any(
-        isinstance(operand, Id) and operand.value in wanted
-        for code in interpreter.codes.values()
-        for block in code.blocks
-        for inst in block.instructions
-        for operand in inst.operands
-    )
+class _IdReads:
+    """Where an instruction naming one of `names` (an Input variable's
+    built-in) can still be reached, per function: `reachable(f, b, i)` from
+    instruction i of block b of function f, calls included."""
+
+    def __init__(self, interpreter: Interpreter, names: frozenset[str]):
+        view = interpreter.view
+        wanted = {v.id for v in view.variables.values() if v.storage_class == "Input" and view.builtin(v.id) in names}
+        codes = interpreter.codes
+        direct = {
+            fid: [
+                [any(isinstance(o, Id) and o.value in wanted for o in inst.operands) for inst in b.instructions]
+                for b in code.blocks
+            ]
+            for fid, code in codes.items()
+        }
+        calls = {
+            fid: [
+                [_id_of(inst.operands[0]) if inst.opcode == "OpFunctionCall" else None for inst in b.instructions]
+                for b in code.blocks
+            ]
+            for fid, code in codes.items()
+        }
+        reads = {fid: any(map(any, rows)) for fid, rows in direct.items()}
+        changed = True
+        while changed:  # a function reads if it calls one that does
+            changed = False
+            for fid, rows in calls.items():
+                if not reads[fid] and any(c is not None and reads.get(c, False) for row in rows for c in row):
+                    reads[fid] = changed = True
+        self._at = {
+            fid: [
+                [d or (c is not None and reads.get(c, False)) for d, c in zip(drow, crow)]
+                for drow, crow in zip(direct[fid], calls[fid])
+            ]
+            for fid in codes
+        }
+        self._from_block = {}
+        for fid, code in codes.items():
+            succ = [[code.index[label] for label in successors(b) if label in code.index] for b in code.blocks]
+            reach = [any(row) for row in self._at[fid]]
+            changed = True
+            while changed:
+                changed = False
+                for b, nexts in enumerate(succ):
+                    if not reach[b] and any(reach[s] for s in nexts):
+                        reach[b] = changed = True
+            self._from_block[fid] = (reach, succ)
+
+    def reachable(self, fid: int, block: int, at: int) -> bool:
+        reach, succ = self._from_block[fid]
+        return any(self._at[fid][block][at:]) or any(reach[s] for s in succ[block])
+
+
+def _id_of(operand: object) -> int | None:
+    return operand.value if isinstance(operand, Id) else None
 
 
 def _check_launch(workgroups: int, per_group: int, path: str) -> None:
