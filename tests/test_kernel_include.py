@@ -229,3 +229,18 @@ def test_the_playground_refuses_includes():
     with pytest.raises(InputError, match="#include is not read here") as caught:
         load.load_kernel(b'#version 450\n#include "x.h"\nvoid main() {}\n', "kernel.comp", "glsl", origin=None)
     assert str(caught.value.position) == "kernel.comp:2:1"
+
+
+def test_the_corpus_engine_lock_takes_a_define(monkeypatch):
+    """litmus/kernels/engine_ticket_lock.comp.glsl: its lock in litmus/include/; `counter`
+    ends at 3 workgroups x INCREMENT (1 by default)."""
+    from progress.cli.kernel import given_settings, kernel_system, terminal_memories
+
+    path = Path(__file__).parent.parent / "litmus" / "kernels" / "engine_ticket_lock.comp.glsl"
+
+    def counter(*defines: str) -> set[int]:
+        system = kernel_system(path, given_settings(None, [], [], None, None, defines=list(defines)))
+        return {dict(m)["counter"] for m in terminal_memories(system, None, None)}
+
+    assert counter() == {3}
+    assert counter("INCREMENT=4u") == {12}

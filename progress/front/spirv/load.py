@@ -84,9 +84,12 @@ class LoadedKernel:
 
 
 def test_name(path: str | Path) -> str:
-    """A kernel file's name without its kind's suffix (`mp.spv.dis` -> `mp`), as reports call it."""
+    """A kernel file's name without its kind's suffix (`mp.spv.dis`, `mp.comp.glsl` -> `mp`), as reports call it."""
     name = Path(path).name
-    return name[: -len(".spv.dis")] if name.lower().endswith(".spv.dis") else Path(name).stem
+    for double in (".spv.dis", ".comp.glsl"):
+        if name.lower().endswith(double):
+            return name[: -len(double)]
+    return Path(name).stem
 
 
 def kind_of(path: str | Path) -> str | None:
