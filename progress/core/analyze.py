@@ -232,7 +232,10 @@ def reducible(system: System, queries: list[Query]) -> bool:
     started (NONE or STARTED), which a private step never changes."""
     models = [q.model.workgroup if isinstance(q.model, ScopedModel) else q.model for q in queries]
     plain = all(q.model.plain for q in queries if isinstance(q.model, ScopedModel))
-    return plain and supports(system) and all(m.memory is NONE or m.memory is STARTED for m in models)
+    collective = getattr(system, "collective", False)  # subgroup steps move several units at once
+    return (
+        plain and not collective and supports(system) and all(m.memory is NONE or m.memory is STARTED for m in models)
+    )
 
 
 def _check_quotient(
