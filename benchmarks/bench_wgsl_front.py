@@ -26,7 +26,7 @@ from run_meta import run_meta
 
 REPO = Path(__file__).resolve().parents[1]
 KERNELS = REPO / "litmus" / "kernels"
-KINDS = {".comp": "glsl", ".hlsl": "hlsl", ".spvasm": "spvasm", ".wgsl": "wgsl"}
+KINDS = {".comp": "glsl", ".glsl": "glsl", ".hlsl": "hlsl", ".spvasm": "spvasm", ".wgsl": "wgsl"}
 
 
 def median_ms(action, repeat: int) -> float:
@@ -78,7 +78,7 @@ def main() -> int:
     meta = run_meta("bench_wgsl_front.py")
     rows = []
     for twin in sorted((REPO / "litmus" / "wgsl").glob("*.wgsl")):
-        original = next(p for p in KERNELS.iterdir() if p.stem == twin.stem and p.suffix in KINDS)
+        original = next(p for p in KERNELS.iterdir() if p.name.split(".")[0] == twin.stem and p.suffix in KINDS)
         row = {"kernel": twin.stem, "twin": original.name}
         row["twin_cold_ms"], row["twin_warm_ms"] = load_costs(original, args.repeat)
         row["wgsl_cold_ms"], row["wgsl_warm_ms"] = load_costs(twin, args.repeat)

@@ -30,6 +30,16 @@ H200 = [
     ("h200-3t5i-1", "select3t5i/run1.csv", [str(GPU / "select3t5i" / "suite")], "83 selected 3t5i tests"),
     ("h200-3t5i-2", "select3t5i/run2.csv", [str(GPU / "select3t5i" / "suite")], "83 selected 3t5i tests"),
 ]
+LANES = [
+    (
+        "h200-cuda-lanes",
+        "lanes/lanes_sm90.csv",
+        [str(OOPSLA)],
+        "CUDA, each test's threads as the lanes of one warp (`progress run --scope lane`), sm_90 build "
+        "(independent thread scheduling), 20 iterations (lanes/README.md)",
+    ),
+]
+"""Intra-warp H200 runs: judged at the lane scope, as the artifact's two intra-warp runs are."""
 PAPER = ["a12", "a14", "gf940m", "rtx4k", "g77", "hd620", "a620", "tx1"]
 VARIANTS = ["rtx4k-coop", "rtx4k-subgroup", "rtx4k-subgroup-sm70"]
 COMMAND = "python benchmarks/devices_report.py"
@@ -45,7 +55,7 @@ def progress(*args: str) -> str:
 
 def build(db: Path) -> None:
     progress("results", "import", str(OOPSLA / "empirical_results"), "--suite", str(OOPSLA), "--db", str(db))
-    for name, table, suites, _ in H200:
+    for name, table, suites, _ in H200 + LANES:
         flags = [flag for suite in suites for flag in ("--suite", suite)]
         progress("results", "import", str(GPU / table), *flags, "--name", name, "--db", str(db))
 
@@ -80,7 +90,25 @@ def conclusions(runs: dict, diffs: dict[str, str]) -> list[str]:
     out.append(_chunked(runs))
     out += _variants(runs)
     out += _h200(runs, diffs)
+    out.append(_lanes(runs))
     return out
+
+
+def _lanes(runs: dict) -> str:
+    """Which lane models each intra-warp run is consistent with (docs/semantics.md section 10)."""
+    weak = ["HSA", "OBE", "HSA+OBE", "LOBE", "fair"]
+    parts = []
+    for name in ["rtx4k-subgroup", "rtx4k-subgroup-sm70"] + [n for n, *_ in LANES]:
+        held = [m for m in weak if verdict(runs, name, f"{m}/weak") == "consistent with"]
+        broken = [m for m in weak if m not in held]
+        parts.append(
+            f"{name}: consistent with weak {', '.join(held) or 'none'}"
+            + (f", violates weak {', '.join(broken)}" if broken else "")
+        )
+    return (
+        "**Intra-warp runs at the lane scope** (a test's threads as the lanes of one warp, judged by "
+        "(fair, fair, M): the lanes scheduled by M, docs/semantics.md section 10): " + "; ".join(parts) + "."
+    )
 
 
 def _lobe(runs: dict) -> str:
@@ -89,7 +117,10 @@ def _lobe(runs: dict) -> str:
     heuristics = sorted({h for n in lobe for h in tests[n]})
     same = "the same" if len({json.dumps(tests[n]) for n in lobe}) == 1 else "different"
     first = next(iter(tests[lobe[0]].values())) if lobe else []
-    others = [n for n in runs if n not in lobe and n not in VARIANTS and verdict(runs, n, "LOBE/weak") == "violates"]
+    lanes = [name for name, *_ in LANES]  # judged at the lane scope: their own sentence
+    others = [
+        n for n in runs if n not in lobe and n not in VARIANTS + lanes and verdict(runs, n, "LOBE/weak") == "violates"
+    ]
     rest = (
         "Every other device, and the H200 in every run, is"
         if not others
@@ -206,7 +237,7 @@ def page(db: Path, runs: dict, diffs: dict[str, str]) -> str:
         "launch and two intra-warp builds) and the H200 runs committed under `docs/results/gpu/`:",
         "",
     ]
-    head += [f"- `{name}`: `gpu/{table}`, {what}" for name, table, _, what in H200]
+    head += [f"- `{name}`: `gpu/{table}`, {what}" for name, table, _, what in H200 + LANES]
     head += ["", "## What the data says", ""]
     head += [f"- {line}" for line in conclusions(runs, diffs)]
     head += [

@@ -25,7 +25,7 @@ KERNELS = REPO / "litmus" / "kernels"
 DOC = REPO / "docs" / "kernels.md"
 BEGIN = "<!-- corpus: begin (written by benchmarks/kernels_doc.py; do not edit by hand) -->"
 END = "<!-- corpus: end -->"
-SUFFIXES = (".comp", ".hlsl", ".spvasm")
+SUFFIXES = (".comp", ".glsl", ".hlsl", ".spvasm")
 MODELS = ("fair", "HSA", "OBE", "HSA+OBE", "LOBE")
 PROGRESS = str(Path(sys.executable).parent / "progress")
 

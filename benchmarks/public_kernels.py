@@ -78,7 +78,8 @@ def check(kernel: Kernel, root: Path, time_limit: float) -> dict[str, object]:
     verdicts = {(r["model"], r["fairness"]): r["terminates"] for r in results[0]["results"]}
     flags = [_flag(verdicts.get(("unfair", "none")))] + [_flag(verdicts.get(key)) for key in ORDER]
     states = max((r.get("states") or 0) for r in results[0]["results"])
-    row |= {"outcome": "accepted", "verdicts": " ".join(flags), "states": states}
+    outcome = "accepted, inconclusive" if set(flags) == {"?"} else "accepted"
+    row |= {"outcome": outcome, "verdicts": " ".join(flags), "states": states}
     reasons = {str(r["inconclusive"]) for r in results[0]["results"] if r.get("inconclusive")}
     if reasons:
         row["detail"] = "; ".join(sorted(reasons))
@@ -90,23 +91,24 @@ def _flag(terminates: bool | None) -> str:
 
 
 def versions() -> list[str]:
-    tools = []
-    for tool, flag in (("glslangValidator", "--version"), ("spirv-as", "--version"), ("spirv-val", "--version")):
-        if shutil.which(tool):
-            out = subprocess.run([tool, flag], capture_output=True, text=True).stdout.strip().splitlines()
-            tools.append(f"{tool}: {out[0] if out else '?'}")
-    return tools
+    """The versions of the tools the toolchain runs (its own, not PATH's)."""
+    sys.path.insert(0, str(REPO))
+    from progress.front.spirv.toolchain import tool_version
+
+    return [f"{tool}: {tool_version(tool).splitlines()[0]}" for tool in ("glslangValidator", "slang", "spirv-val")]
 
 
 def markdown(rows: list[dict[str, object]], tools: list[str]) -> str:
-    accepted = sum(r["outcome"] == "accepted" for r in rows)
+    accepted = sum(str(r["outcome"]).startswith("accepted") for r in rows)
+    decided = sum(r["outcome"] == "accepted" for r in rows)
     lines = [
         "# Public kernels, as published",
         "",
         "Written by `python benchmarks/public_kernels.py --real DIR` (DIR: the files below, fetched at",
         "the commits listed; not committed here). Tools: " + "; ".join(tools) + ".",
         "",
-        f"{accepted} of {len(rows)} kernels accepted as published (with only the launch options shown).",
+        f"{accepted} of {len(rows)} kernels accepted as published (with only the launch options shown), "
+        f"{decided} with a verdict.",
         "Verdicts: unfair, then fair, HSA, OBE, HSA+OBE, LOBE, each weak then strong (P terminates,",
         "F may not, ? inconclusive: a bound was hit).",
         "",
@@ -116,7 +118,7 @@ def markdown(rows: list[dict[str, object]], tools: list[str]) -> str:
     for r in rows:
         where = f"{r['repo']}/{r['path']}@{str(r['commit'])[:10]}"
         options = " ".join(str(a) for a in r["args"]) or "(none)"  # type: ignore[union-attr]
-        if r["outcome"] == "accepted":
+        if str(r["outcome"]).startswith("accepted"):
             result = f"`{r['verdicts']}` ({r['states']} states, {r['seconds']} s)"
             if r.get("detail"):
                 result += f"; {r['detail']}"
@@ -157,7 +159,8 @@ KERNELS = (
         "tests/shader/prefix.comp",
         "747473bc1817994c5c5f7471a1f49fa3df36f0d6",
         "the same scan, atomic flags (`-D ATOMIC`) in the Vulkan memory model (`-D VKMM`)",
-        ("--workgroups", "2", "--buffer", "inbuf=16384", "--buffer", "outbuf=16384", "--buffer", "state=2"),
+        ("--workgroups", "2", "-D", "ATOMIC", "-D", "VKMM")
+        + ("--buffer", "inbuf=16384", "--buffer", "outbuf=16384", "--buffer", "state=2"),
     ),
     Kernel(
         "GPUPrefixSums (D3D12)",

@@ -5,6 +5,7 @@ the workers' numba cache (below)."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -89,6 +90,12 @@ def oopsla_dir() -> Path:
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
+
+
+def default_sigint() -> None:
+    """A child's preexec_fn: Ctrl-C as at a terminal, even when the tests run in a
+    background job (whose shell left SIGINT ignored, which Python keeps)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def file_tree(root: Path) -> dict[str, bytes]:

@@ -14,6 +14,7 @@ import struct
 import subprocess
 from pathlib import Path
 
+from progress.front.spirv import tools
 from progress.front.spirv.ir import Id, Module
 
 TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|\n|[^\s"]+|[ \t\r]+')
@@ -23,10 +24,12 @@ def disassemble(binary: bytes, work: Path) -> list[tuple] | None:
     """spirv-dis's instructions as (result, opcode, operands) tuples, or None when it refuses the binary."""
     source = work / "module.spv"
     source.write_bytes(binary)
+    argv, env = tools.command("spirv-dis")  # the project's SPIRV-Tools, whose grammar the decoder reads
     done = subprocess.run(
-        ["spirv-dis", "--raw-id", "--no-header", "--no-indent", "--no-color", str(source)],
+        [*argv, "--raw-id", "--no-header", "--no-indent", "--no-color", str(source)],
         capture_output=True,
         timeout=60,
+        env=env,
     )
     if done.returncode != 0:
         return None

@@ -55,7 +55,8 @@ def test_a_directory_without_tests_is_bad_input_for_every_reader(tmp_path):
     for command in (["check"], ["classify"], ["export"], ["run", "--backend", "cpu", "-o", "r.csv"]):
         status, out, err = run(*command, "notes", cwd=tmp_path)
         assert status == 2, (command, out, err)
-        kinds = ".axb or kernel (.comp, .hlsl, .wgsl, .spv, .spvasm, .spv.dis)" if command == ["check"] else ".axb"
+        kernels = "kernel (.comp, .glsl, .hlsl, .wgsl, .spv, .spvasm, .spv.dis)"
+        kinds = f".axb or {kernels}" if command == ["check"] else ".axb"
         assert f"error: no {kinds} files in directory notes" in err and "Traceback" not in err
     assert not (tmp_path / "r.csv").exists()
 

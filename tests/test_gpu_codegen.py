@@ -49,6 +49,10 @@ def test_cuda_module_matches_golden():
     _check_golden("module.cu", cuda_source.module([_program(n) for n in sorted(INPUTS)]))
 
 
+def test_cuda_lane_kernel_matches_golden():
+    _check_golden("pc_decreasing_lane.cu", cuda_source.kernel(_program("pc_decreasing"), 0, "lane"))
+
+
 def test_c_program_matches_golden():
     _check_golden("pc_decreasing.c", c_source.program_source(_program("pc_decreasing")))
 

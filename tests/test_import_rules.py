@@ -38,6 +38,8 @@ CHECK_PATH = (
     "progress/core/witness.py",
     "progress/core/scoped.py",
     "progress/core/model_spec.py",
+    "progress/core/reduce.py",
+    "progress/core/unit_symmetry.py",
     "progress/core/analyze.py",
     "progress/core/registry.py",
     "progress/core/canonical.py",

@@ -254,3 +254,167 @@ def test_check_reduce_on_the_command_line():
     plain, reduced = (json.loads(r.stdout.splitlines()[0])["results"] for r in runs)
     assert [(v["model"], v["terminates"]) for v in plain] == [(v["model"], v["terminates"]) for v in reduced]
     assert all(b["states"] < a["states"] for a, b in zip(plain, reduced))
+
+
+# --- symmetry of interchangeable invocations (section 12) ---------------------
+
+SPIN_LOCK = """#version 450
+layout(local_size_x = LOCAL) in;
+layout(std430, binding = 0) buffer Lock { uint lock; uint count; };
+void main() {
+    while (atomicExchange(lock, 1u) == 1u) { }
+    count = count + 1u;
+    atomicExchange(lock, 0u);
+}
+"""
+
+
+@pytest.mark.parametrize("groups, local", [(1, 3), (2, 2), (1, 4)])
+def test_interchangeable_invocations_agree_in_fewer_states(tmp_path, groups, local):
+    module = compile_glsl(SPIN_LOCK.replace("LOCAL", str(local)), tmp_path / "lock")
+    kernel = system(module, groups)
+    assert kernel.interchangeable() == tuple(tuple(range(g * local, (g + 1) * local)) for g in range(groups))
+    plain, reduced = _agree(lambda: system(module, groups))
+    assert reduced < plain
+
+
+LEADER_LOCK = """#version 450
+layout(local_size_x = LOCAL) in;
+layout(std430, binding = 0) buffer Lock { uint lock; uint count; };
+shared uint result;
+void main() {
+    if (gl_LocalInvocationID.x == 0u) {
+        while (atomicExchange(lock, 1u) == 1u) { }
+        count = count + 1u;
+        result = count;
+        atomicExchange(lock, 0u);
+    }
+    barrier();
+    uint seen = result;
+    if (seen == 0u) { atomicAdd(count, 100u); }
+}
+"""
+
+
+def test_a_leader_keeps_its_place_and_the_others_are_interchangeable(tmp_path):
+    """Invocation 0 reads its id to lead: its local states that can still
+    read the id stay in place; once past the read, and for the others from
+    the start, local states are interchangeable (section 12)."""
+    module = compile_glsl(LEADER_LOCK.replace("LOCAL", "4"), tmp_path / "leader")
+    kernel = system(module, 2)
+    n = len(kernel.layout.initial)
+    assert all(kernel.id_free(local) for local in kernel.initial[n:])  # the id is read before the first access
+    plain, reduced = _agree(lambda: system(module, 2))
+    assert reduced * 3 < plain
+
+
+ID_LATE = SPIN_LOCK.replace("LOCAL", "2").replace("count = count + 1u;", "count = gl_LocalInvocationID.x;")
+
+
+def test_an_invocation_that_will_read_its_id_stays_in_place(tmp_path):
+    kernel = system(compile_glsl(ID_LATE, tmp_path / "late"), 1)
+    n = len(kernel.layout.initial)
+    assert not any(kernel.id_free(local) for local in kernel.initial[n:])
+    state = kernel.initial
+    assert kernel.canonical(state, kernel.interchangeable()) == state
+    _agree(lambda: system(compile_glsl(ID_LATE, tmp_path / "late2"), 2))
+
+
+SYMMETRIC_ACTIONS = (
+    "atomicExchange(flag, 1u);",
+    "while (atomicAdd(flag, 0u) == 0u) { }",
+    "atomicAdd(count, 1u);",
+    "while (atomicAdd(count, 0u) < 2u) { }",
+    "while (atomicExchange(lock, 1u) == 1u) { } count = count + 1u; atomicExchange(lock, 0u);",
+    "if (atomicExchange(lock, 1u) == 0u) { shared_cell[0] = 1u; atomicExchange(lock, 0u); }",
+    "barrier();",
+    "shared_cell[1] = shared_cell[0] + 1u;",
+    "while (shared_cell[0] == 0u) { }",
+    "if (gl_LocalInvocationID.x == 0u) { while (atomicAdd(flag, 0u) == 0u) { } } else { atomicExchange(flag, 1u); }",
+    "if (gl_LocalInvocationID.x == 1u) { atomicExchange(flag, 0u); }",
+    "shared_cell[gl_LocalInvocationID.x & 1u] = 1u;",
+)
+
+
+@st.composite
+def symmetric_kernels(draw) -> tuple[str, int]:
+    local = draw(st.integers(2, 3))
+    groups = draw(st.integers(1, 2 if local == 2 else 1))
+    body = "\n    ".join(draw(st.lists(st.sampled_from(SYMMETRIC_ACTIONS), min_size=1, max_size=3)))
+    source = f"""#version 450
+layout(local_size_x = {local}) in;
+layout(std430, binding = 0) buffer Data {{ uint flag; uint count; uint lock; }};
+shared uint shared_cell[2];
+void main() {{
+    {body}
+}}
+"""
+    return source, groups
+
+
+@settings(max_examples=30, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(symmetric_kernels())
+def test_random_symmetric_kernels_agree(tmp_path_factory, case):
+    source, groups = case
+    module = compile_glsl(source, tmp_path_factory.mktemp("symmetric") / "k")
+    _agree(lambda: system(module, groups))
+
+
+TOGGLE = """#version 450
+layout(local_size_x = 2) in;
+layout(std430, binding = 0) buffer Data { uint x; };
+void main() {
+    while (true) {
+        atomicExchange(x, 1u);
+        atomicExchange(x, 0u);
+    }
+}
+"""
+
+
+def test_a_cycle_with_an_inexact_edge_is_checked_on_the_original(tmp_path):
+    """Two invocations that keep swapping places in the sorted representative:
+    edges inside the quotient's cycle carry a permutation, so the quotient
+    cannot say which invocation steps (section 9.3): it is not used."""
+    from progress.core.analyze import _check_quotient
+    from progress.core.lts import Budget, explore_system
+    from progress.core.system import Grouping
+    from progress.core.unit_symmetry import Quotient
+
+    module = compile_glsl(TOGGLE, tmp_path / "toggle")
+    kernel = system(module, 1)
+    quotient = Quotient(kernel, kernel.interchangeable())
+    assert not quotient.exact_cycles(explore_system(quotient))
+    assert _check_quotient(kernel, QUERIES, Budget(), True, Grouping(kernel.groups), None) is None
+    _agree(lambda: system(module, 1))
+
+
+@pytest.mark.parametrize("source, groups", [(TWO_LOOPS, 2), (SPIN_LOCK.replace("LOCAL", "3"), 1), (PRIVATE_WORK, 2)])
+def test_reduced_reports_are_the_same_bytes_twice(tmp_path, source, groups):
+    from progress.report.render import report_json
+
+    module = compile_glsl(source, tmp_path / "k")
+    texts = [report_json(check_system(system(module, groups), QUERIES, reduce=True), "k.comp") for _ in range(2)]
+    assert texts[0] == texts[1]
+
+
+FIRST_COMER = """#version 450
+layout(local_size_x = 2) in;
+layout(std430, binding = 0) buffer Data { uint count; uint other; };
+void main() {
+    uint t = atomicAdd(count, 1u);
+    atomicAdd(other, 0u);
+    if (gl_LocalInvocationID.x == 1u && t == 0u) {
+        while (true) { }
+    }
+}
+"""
+
+
+def test_an_id_read_after_a_step_keeps_the_invocation_in_place(tmp_path):
+    """Only invocation 1 coming first loops forever: moving its local state
+    (which will read the id) to invocation 0 would lose the loop."""
+    module = compile_glsl(FIRST_COMER, tmp_path / "first")
+    report = check_system(system(module, 1), QUERIES, reduce=True)
+    assert not any(v.terminates for v in report.verdicts)
+    _agree(lambda: system(module, 1))

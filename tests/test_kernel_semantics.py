@@ -81,11 +81,11 @@ layout(std430, binding = 0) buffer Data { uint data; uint flag; uint got; };
 void main() {
     if (gl_WorkGroupID.x == 0u) {
         data = 42u;
-        atomicStore(flag, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+        atomicStore(flag, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
     } else {
         uvec2 seen = uvec2(0u);
         while (all(equal(seen, uvec2(0u))) && !any(notEqual(seen, uvec2(0u)))) {
-            seen.y = atomicLoad(flag, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+            seen.y = atomicLoad(flag, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
         }
         got = data;
     }

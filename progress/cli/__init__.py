@@ -38,6 +38,8 @@ def _accept_interrupts() -> None:
         raise KeyboardInterrupt()
 
 
+import _thread  # noqa: E402
+import gc  # noqa: E402
 import importlib  # noqa: E402
 import os  # noqa: E402
 import signal  # noqa: E402
@@ -104,11 +106,55 @@ class Terminated(KeyboardInterrupt):
 
 
 _terminated: list[int] = []
+_running: list[bool] = []
+"""Non-empty while `main` runs: a swallowed interrupt is delivered again only then."""
 
 
 def _terminate(signum, frame):
     _terminated.append(signum)
     raise Terminated()
+
+
+def _unraisable(unraisable) -> None:
+    """sys.unraisablehook while a command runs: what a finalizer raised.
+
+    Ctrl-C (or SIGTERM) that lands while a finalizer runs would be printed
+    and dropped by Python, and the run would go on; it is delivered again to
+    the main thread instead. A finalizer of an llvmlite object whose
+    construction Ctrl-C cut short (numba compiling: `'PipelineTuningOptions'
+    object has no attribute '_as_parameter_'`, at the next collection or at
+    exit) has nothing to release: it prints nothing. Anything else is printed
+    as Python prints it."""
+    error = unraisable.exc_value
+    if isinstance(error, KeyboardInterrupt):
+        _lost.append(signal.SIGTERM if isinstance(error, Terminated) else signal.SIGINT)
+        # From a thread, a moment later: called here, the handler would run inside this hook.
+        threading.Timer(0.05, _deliver_lost).start()
+        return
+    if not _half_built_llvm_object(unraisable):
+        sys.__unraisablehook__(unraisable)
+
+
+_lost: list[signal.Signals] = []
+"""Signals whose KeyboardInterrupt a finalizer or a C callback (llvmlite's
+object-code hook, numba compiling) swallowed during this `main`: an error
+that follows is their consequence (numba: `no compiled object yet`), an
+interrupt, not a bug."""
+
+
+def _deliver_lost() -> None:
+    if _lost and _running:
+        _thread.interrupt_main(_lost[-1])
+
+
+def _half_built_llvm_object(unraisable) -> bool:
+    """The error is llvmlite's ObjectRef.close on an object whose __init__ never set its pointer."""
+    error, where = unraisable.exc_value, unraisable.exc_traceback
+    if not isinstance(error, AttributeError) or not str(error).endswith(("'_as_parameter_'", "'_ptr'")):
+        return False
+    while where is not None and where.tb_next is not None:
+        where = where.tb_next
+    return where is not None and f"{os.sep}llvmlite{os.sep}" in where.tb_frame.f_code.co_filename
 
 
 def main(argv=None) -> None:
@@ -128,6 +174,9 @@ def main(argv=None) -> None:
     no longer changes its exit."""
     in_main = threading.current_thread() is threading.main_thread()  # only it may set handlers
     previous = signal.signal(signal.SIGTERM, _defer_interrupt) if in_main else None
+    hook, sys.unraisablehook = sys.unraisablehook, _unraisable
+    _lost.clear()
+    _running.append(True)
     _terminated.clear()
     stdout = sys.stdout
     if stdout is not None:
@@ -142,12 +191,16 @@ def main(argv=None) -> None:
                 _say(failed.render())
             code = failed.exit_code
     finally:
+        _running.clear()
         sys.stdout = stdout
         if argv is None and in_main:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        elif in_main:
-            signal.signal(signal.SIGTERM, previous)
+            gc.collect()  # what an interrupt left half-built is finalized now, under the hook, not at exit
+        else:
+            sys.unraisablehook = hook
+            if in_main:
+                signal.signal(signal.SIGTERM, previous)
     sys.exit(code)
 
 
@@ -173,8 +226,8 @@ def _run(argv) -> int:
         return 2 if error.exit_code == 2 else error.exit_code
     except Exception as error:  # the last resort: a bug must not read as a verdict
         interrupt = _interrupt_behind(error)
-        if interrupt is not None:  # Ctrl-C or SIGTERM that an import or a library re-raised as another error
-            terminated = isinstance(interrupt, Terminated)
+        if interrupt is not None or _lost:  # Ctrl-C or SIGTERM that a library re-raised or swallowed
+            terminated = isinstance(interrupt, Terminated) or (interrupt is None and _lost[-1] == signal.SIGTERM)
             _say("terminated" if terminated else "interrupted")
             return EXIT_SIGTERM if terminated else EXIT_SIGINT
         _say(f"progress: internal error: {type(error).__name__}: {error}")

@@ -43,9 +43,17 @@ from progress.gpu.results import parse_csv
     default=None,
     help="Leave a test's verdict undecided past this many states.",
 )
+@click.option(
+    "--scope",
+    type=click.Choice(["workgroup", "lane"]),
+    default=None,
+    help="Judge at this scope: lane for an intra-warp run (its tests' threads as lanes of one warp: "
+    "model M is (fair, fair, M), docs/semantics.md section 10). Default: the run's own (a --db run's "
+    "variant; a CSV's .json beside it), else workgroup.",
+)
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None, help="A results database.")
 @click.option("--run", "run_id", default=None, help="With --db: the run (its id or name; `progress results list`).")
-def conform(results_csv, suites, keys_path, fmt, max_states, db, run_id):
+def conform(results_csv, suites, keys_path, fmt, max_states, scope, db, run_id):
     """For each model and fairness: the conformance tests that failed on the
     device, and whether the device is "consistent with" or "violates" it.
 
@@ -62,7 +70,7 @@ def conform(results_csv, suites, keys_path, fmt, max_states, db, run_id):
     if db is not None or run_id is not None:
         if results_csv is not None or suites or keys_path is not None or db is None or run_id is None:
             raise UsageError("give RESULTS with --suite (or --keys), or --db FILE with --run ID (not both)")
-        name, heuristics, rows, verdicts, missing = _stored(db, run_id, max_states)
+        name, heuristics, rows, verdicts, missing, scope = _stored(db, run_id, max_states, scope)
     elif results_csv is None or bool(suites) == (keys_path is not None):
         raise UsageError(
             "give RESULTS with --suite DIR (check the tests) or --keys FILE (the synthesizer's verdicts), "
@@ -70,47 +78,67 @@ def conform(results_csv, suites, keys_path, fmt, max_states, db, run_id):
         )
     else:
         name = str(results_csv)
-        heuristics, rows, verdicts, missing = _from_csv(results_csv, suites, keys_path, max_states)
-    _report(name, heuristics, rows, verdicts, missing, fmt)
+        scope = scope or _csv_scope(results_csv)
+        heuristics, rows, verdicts, missing = _from_csv(results_csv, suites, keys_path, max_states, scope)
+    _report(name, heuristics, rows, verdicts, missing, fmt, scope)
 
 
-def _from_csv(results_csv, suites, keys_path, max_states):
+def _csv_scope(results_csv: Path) -> str:
+    """The scope a `progress run` CSV's metadata (the .json beside it) names, else workgroup."""
+    meta = results_csv.with_suffix(".json")
+    try:
+        return "lane" if json.loads(meta.read_text()).get("scope") == "lane" else "workgroup"
+    except (OSError, ValueError, AttributeError):
+        return "workgroup"
+
+
+def _from_csv(results_csv, suites, keys_path, max_states, scope="workgroup"):
     try:
         heuristics, rows = parse_csv(read_text(results_csv))
     except ValueError as error:
         raise InputError(f"{results_csv}: {error}") from None
     if keys_path is not None:
+        if scope != "workgroup":
+            raise UsageError("--keys holds the synthesizer's workgroup-scope verdicts: give --suite for --scope lane")
         verdicts, missing = keyed_verdicts(keys_path, rows)
     else:
-        verdicts, missing = _checked(rows, suites, max_states)
+        verdicts, missing = _checked(rows, suites, max_states, scope)
     return heuristics, rows, verdicts, missing
 
 
-def _stored(db, run_id, max_states):
-    """A stored run: (its name, heuristics, rows, verdicts of its stored tests, [])."""
+def _stored(db, run_id, max_states, scope):
+    """A stored run: (its name, heuristics, rows, verdicts of its stored tests, [], the scope)."""
     from progress.gpu.database import open_database  # sqlite: only with --db
+    from progress.gpu.devices import scope_of
 
     with open_database(db) as database:
         info = database.run(run_id)
         rows, programs = database.rows(info.id), database.programs(info.id)
-    return f"{db}: run {info.id} ({info.name})", info.heuristics, rows, stored_verdicts(programs, max_states), []
+    scope = scope or scope_of(info)
+    verdicts = stored_verdicts(programs, max_states, scope=scope)
+    return f"{db}: run {info.id} ({info.name})", info.heuristics, rows, verdicts, [], scope
 
 
-def stored_verdicts(programs: dict[str, str], max_states=None, memo: dict | None = None) -> dict:
+def stored_verdicts(
+    programs: dict[str, str], max_states=None, memo: dict | None = None, scope: str = "workgroup"
+) -> dict:
     """{key: verdicts} of stored canonical AXB texts, each distinct text checked
-    once (in `memo`, which callers may share between runs)."""
+    once (in `memo`, which callers may share between runs of one scope); at
+    the lane scope a model M is (fair, fair, M) (docs/semantics.md section 10)."""
     queries = queries_for(all_models())
     by_text: dict[str, tuple] = {} if memo is None else memo
     out = {}
     for key, text in programs.items():
         if text not in by_text:
             program = parse_program(text, f"<stored test {key}>")
-            by_text[text] = check_program(program, queries, max_states=max_states, witnesses=False).verdicts
+            by_text[text] = check_program(
+                program, queries, max_states=max_states, witnesses=False, scope=scope
+            ).verdicts
         out[key] = by_text[text]
     return out
 
 
-def _report(results_csv, heuristics, rows, verdicts, missing, fmt) -> None:
+def _report(results_csv, heuristics, rows, verdicts, missing, fmt, scope="workgroup") -> None:
     if not verdicts:
         example = f", such as {missing[0]!r}" if missing else ""
         raise InputError(
@@ -123,6 +151,7 @@ def _report(results_csv, heuristics, rows, verdicts, missing, fmt) -> None:
             json.dumps(
                 {
                     "results": str(results_csv),
+                    "scope": scope,
                     "tests": len(verdicts),
                     "not_in_suite": missing,
                     "models": [conforming.as_dict(item) for item in report],
@@ -134,6 +163,7 @@ def _report(results_csv, heuristics, rows, verdicts, missing, fmt) -> None:
         return
     write_stdout(
         f"{results_csv}: {len(verdicts)} tests checked"
+        + (" at the lane scope (model M is (fair, fair, M): its lanes are scheduled by M)" if scope == "lane" else "")
         + (f", {len(missing)} not in the suite (left out)" if missing else "")
         + "\n"
         + printable(conforming.render_text(report, heuristics))  # the CSV's keys may hold control characters
@@ -154,7 +184,7 @@ def _find(key: str, suites) -> Path | None:
     return found[0] if found else None
 
 
-def _checked(rows, suites, max_states) -> tuple[dict, list[str]]:
+def _checked(rows, suites, max_states, scope="workgroup") -> tuple[dict, list[str]]:
     """The checker's verdicts of every result found in a --suite directory, and the keys not found."""
     queries = queries_for(all_models())
     verdicts, missing = {}, []
@@ -163,7 +193,7 @@ def _checked(rows, suites, max_states) -> tuple[dict, list[str]]:
         if path is None:
             missing.append(key)
             continue
-        verdicts[key] = check_program(load(path), queries, max_states=max_states, witnesses=False).verdicts
+        verdicts[key] = check_program(load(path), queries, max_states=max_states, witnesses=False, scope=scope).verdicts
     return verdicts, missing
 
 

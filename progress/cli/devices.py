@@ -80,7 +80,8 @@ def page(rows: list[devices.DeviceRow], runs: list[devices.RunResults], fmt: str
         [
             f"{heading}Runs\n",
             device_tables.runs_table([item.info for item in runs], fmt),
-            f"{heading}Device x model (ok = consistent; else failing conformance tests plain/rr/chunked)\n",
+            f"{heading}Device x model (ok = consistent; else failing conformance tests plain/rr/chunked; "
+            "intra-warp runs are judged at the lane scope, model M as (fair, fair, M))\n",
             device_tables.matrix(rows, fmt),
             f"{heading}Fig. 12: failing tests per heuristic (det: every iteration, nondet: some)\n",
             device_tables.figures_table(runs, fmt),
@@ -93,4 +94,5 @@ def page(rows: list[devices.DeviceRow], runs: list[devices.RunResults], fmt: str
 def _results(database: ResultsDB, ident, max_states, memo: dict) -> devices.RunResults:
     info = database.run(ident)
     rows, programs = database.rows(info.id), database.programs(info.id)
-    return devices.RunResults(info, rows, stored_verdicts(programs, max_states, memo))
+    scope = devices.scope_of(info)
+    return devices.RunResults(info, rows, stored_verdicts(programs, max_states, memo.setdefault(scope, {}), scope))

@@ -23,9 +23,10 @@ STDIN = Path("-")
 """The path `-`: the test is read from standard input (once)."""
 
 AXB_SUFFIXES = (".axb",)
-KERNEL_SUFFIXES = (".comp", ".hlsl", ".wgsl", ".spv", ".spvasm", ".spv.dis")
-"""A kernel: GLSL, HLSL or WGSL compute shader source, SPIR-V binary or assembly (`.spv.dis`: spirv-dis's
-text, as Dat3M names its tests) (`progress check` only); a name ends with one."""
+KERNEL_SUFFIXES = (".comp", ".glsl", ".hlsl", ".wgsl", ".spv", ".spvasm", ".spv.dis")
+"""A kernel: GLSL (`.comp`, `.glsl`, so `.comp.glsl` too), HLSL or WGSL compute shader source, SPIR-V
+binary or assembly (`.spv.dis`: spirv-dis's text, as Dat3M names its tests) (`progress check` only); a
+name ends with one."""
 
 
 def expand(paths: list[str]) -> list[Path]:

@@ -84,6 +84,21 @@ MAX_PACK = 2**31 - 1
     "per-test: a generated kernel per test, one test per launch.",
 )
 @click.option(
+    "--scope",
+    type=click.Choice(["workgroup", "lane"]),
+    default="workgroup",
+    show_default=True,
+    help="workgroup: one test thread per workgroup (the paper's inter-workgroup runs); lane: a test's threads "
+    "as the lanes of one subgroup of one workgroup (its intra-warp runs; cuda, --codegen per-test; docs/gpu.md).",
+)
+@click.option(
+    "--cuda-arch",
+    default=None,
+    metavar="ARCH",
+    help="cuda: NVRTC's target instead of the device's own, e.g. compute_60 (pre-Volta: no independent "
+    "thread scheduling, the paper's SIMT build).",
+)
+@click.option(
     "--stop-early",
     is_flag=True,
     help="interp: stop a test under a heuristic once it both passed and failed (its class, F (k/n), "
@@ -200,6 +215,8 @@ def run(
     keys_path,
     only_path,
     codegen,
+    scope,
+    cuda_arch,
     stop_early,
     pack_text,
     backend,
@@ -223,6 +240,7 @@ def run(
     specs,
     pushes,
     local_size,
+    subgroup_size,
 ):
     """Run each test under each heuristic and record P or F (k/N).
 
@@ -260,23 +278,32 @@ def run(
             shapes_text,
             occupy,
             check_kernels,
+            subgroup_size,
         )
         return
     settings = _settings(heuristics_text, iterations, deadline_text, instances_text)
-    codegen = _codegen(codegen, backend, stop_early)
+    codegen = _codegen(codegen, backend, stop_early, scope)
     if adapter is not None and backend != "wgpu":
         raise UsageError("--adapter applies to --backend wgpu only")
+    if cuda_arch is not None and backend != "cuda":
+        raise UsageError("--cuda-arch applies to --backend cuda only")
     pack = _pack_option(pack_text, codegen)
     tests, inputs, files = _tests(list(paths), keys_path)
     if only_path is not None:
         tests, inputs = selected(tests, inputs, only_path)
-    engine = _backend(backend, adapter, settings, codegen)
+    if scope == "lane":
+        wide = next((key for key, program in tests if len(program.threads) > 32), None)
+        if wide is not None:
+            raise UsageError(f"--scope lane: {wide} has more threads than the 32 lanes of a warp")
+    engine = _backend(backend, adapter, settings, codegen, scope, cuda_arch)
     limit = _pack_limit(engine, pack) if codegen == "interp" else 0
     try:
         check_launches(engine, [program for _, program in tests], settings)
     except ValueError as error:
         raise UsageError(str(error)) from None
     run_options = {"codegen": codegen, "stop_early": stop_early, "pack": pack if pack is not None else "auto"}
+    if scope != "workgroup":
+        run_options["scope"] = scope
     if codegen == "interp":
         run_options["layouts"] = dict(layouts(engine))
     done = _resumable(output, settings, engine.name, inputs, run_options) if resume else _fresh(output, force)
@@ -330,7 +357,9 @@ def _run_kernels(paths, backend, adapter, iterations, deadline_text, output, for
     from progress.cli.kernel_run import refuse_backend, run_kernels
     from progress.gpu.kernel_run import parse_shapes
 
-    workgroups, buffers, inits, specs, pushes, local_size, leave, entry, shapes_text, occupy, check = kernel_options
+    workgroups, buffers, inits, specs, pushes, local_size, leave, entry, shapes_text, occupy, check, subgroup = (
+        kernel_options
+    )
     refuse_backend(backend)
     try:
         deadline_s = parse_duration(deadline_text)
@@ -349,6 +378,7 @@ def _run_kernels(paths, backend, adapter, iterations, deadline_text, output, for
         pushes,
         local_size,
         workgroup_limit=None if check else DEVICE_WORKGROUPS,
+        subgroup_size=subgroup,
     )
     run_kernels(paths, given, shapes, iterations, deadline_s, occupy, adapter, output, force, check, leave)
 
@@ -371,8 +401,15 @@ def _settings(heuristics_text, iterations, deadline_text, instances_text) -> Set
     return settings
 
 
-def _codegen(codegen: str | None, backend: str, stop_early: bool) -> str:
-    """The codegen to use: the interpreter where the backend has one, unless told."""
+def _codegen(codegen: str | None, backend: str, stop_early: bool, scope: str = "workgroup") -> str:
+    """The codegen to use: the interpreter where the backend has one, unless told
+    (per-test at the lane scope, which only the cuda backend's kernels have)."""
+    if scope == "lane":
+        if backend != "cuda":
+            raise UsageError(f"--scope lane runs on --backend cuda (not yet on {backend})")
+        if codegen == "interp" or stop_early:
+            raise UsageError("--scope lane runs generated kernels: --codegen per-test, without --stop-early")
+        return "per-test"
     chosen = codegen or ("interp" if backend in DEFAULT_INTERP else "per-test")
     if chosen == "interp" and backend not in INTERPRETERS:
         raise UsageError(
@@ -542,12 +579,19 @@ def _compile(engine, programs: list[Program]) -> None:
         engine.prepare(programs, progress=lambda done: bar.update(task, completed=done))
 
 
-def _backend(name: str, adapter: str | None, settings: Settings, codegen: str):
+def _backend(name: str, adapter: str | None, settings: Settings, codegen: str, scope: str = "workgroup", arch=None):
     """The chosen backend, constructed (it raises BackendUnavailable when it cannot run here).
-    wgpu also takes the adapter and the settings (it calibrates for the launches they need)."""
+    wgpu also takes the adapter and the settings (it calibrates for the launches they need);
+    cuda's generated kernels the scope and the NVRTC target."""
     module, attribute = (INTERPRETERS if codegen == "interp" else BACKENDS)[name].split(":")
     kind = getattr(importlib.import_module(module), attribute)
-    return kind(adapter, settings) if name == "wgpu" else kind()
+    if name == "wgpu":
+        return kind(adapter, settings)
+    if name == "cuda" and codegen == "per-test":
+        return kind(scope=scope, arch=arch)
+    if arch is not None:
+        raise UsageError("--cuda-arch applies to --codegen per-test")
+    return kind()
 
 
 def _drive(outcomes, todo, settings: Settings, output: Path, append: bool) -> dict[str, dict[str, str]]:

@@ -15,10 +15,11 @@ from progress.core.canonical import canonical_hash
 from progress.core.check import STRONG, WEAK, Cycle, cycles, scoped_strong_witness, scoped_weak_witness, witness
 from progress.core.lts import LTS, Budget, ProgramLTS, explore, explore_system, product
 from progress.core.program import Program
-from progress.core.reduce import Reduced, expand, reduce_system, supports
+from progress.core.reduce import Reduced, expand, probe, reduce_system, supports
 from progress.core.scoped import Hierarchy, ScopedFair, ScopedModel, at_scope
 from progress.core.semantics import compile_program
 from progress.core.system import Grouping, System
+from progress.core.unit_symmetry import Quotient
 from progress.core.witness import Lasso, Plans, build_lasso, deadlock_lasso
 from progress.errors import Inconclusive
 from progress.models.base import NONE, STARTED, ProgressModel
@@ -208,8 +209,15 @@ def check_system(
     grouping = Grouping(system.groups)
     hierarchy = Hierarchy.of_sizes(system.groups, getattr(system, "subgroup_size", None))
     try:
+        symmetric = None
         if reduce and supports(system) and reducible(system, queries):
-            reduced, explored = reduce_system(system, budget)
+            seen = probe(system)
+            if not seen.guess().any:  # no private cell in sight: interchangeable invocations first
+                symmetric = _check_quotient(system, queries, budget, witnesses, grouping, hierarchy)
+        if symmetric is not None:
+            verdicts = symmetric
+        elif reduce and supports(system) and reducible(system, queries):
+            reduced, explored = reduce_system(system, budget, seen)
             verdicts = _decide_all(explored, queries, budget, witnesses, grouping.n_threads, grouping, hierarchy)
             verdicts = [_expanded(reduced, v, q) for v, q in zip(verdicts, queries)]
         else:
@@ -285,7 +293,32 @@ def reducible(system: System, queries: list[Query]) -> bool:
     started (NONE or STARTED), which a private step never changes."""
     models = [q.model.workgroup if isinstance(q.model, ScopedModel) else q.model for q in queries]
     plain = all(q.model.plain for q in queries if isinstance(q.model, ScopedModel))
-    return plain and supports(system) and all(m.memory is NONE or m.memory is STARTED for m in models)
+    collective = getattr(system, "collective", False)  # subgroup steps move several units at once
+    return (
+        plain and not collective and supports(system) and all(m.memory is NONE or m.memory is STARTED for m in models)
+    )
+
+
+def _check_quotient(
+    system: System,
+    queries: list[Query],
+    budget: Budget,
+    witnesses: bool,
+    grouping: Grouping,
+    hierarchy: Hierarchy,
+) -> list[Verdict] | None:
+    """The verdicts on the quotient by interchangeable invocations (section 12),
+    or None where there are none, it merged no states, or an edge inside a
+    cycle of the quotient is not exact (the caller checks otherwise)."""
+    blocks = system.interchangeable() if hasattr(system, "interchangeable") else ()
+    if not blocks:
+        return None
+    quotient = Quotient(system, blocks)
+    explored = explore_system(quotient, budget)
+    if not quotient.inexact or not quotient.exact_cycles(explored):
+        return None  # nothing merged (it is the original: private steps may do better), or not usable
+    verdicts = _decide_all(explored, queries, budget, witnesses, grouping.n_threads, grouping, hierarchy)
+    return [v._replace(witness=quotient.concrete(v.witness)) if v.witness else v for v in verdicts]
 
 
 def _expanded(reduced: Reduced, verdict: Verdict, query: Query) -> Verdict:

@@ -47,6 +47,11 @@ class Ownership:
     owner: dict[int, int]
     readonly: frozenset[int]
 
+    @property
+    def any(self) -> bool:
+        """Whether some cell is owned or read-only."""
+        return bool(self.owner or self.readonly)
+
     def private(self, unit: int, cells: tuple[int, ...], writes: bool) -> bool:
         """Whether an access of `unit` to `cells` touches only what it owns or what no one writes."""
         owner, readonly = self.owner, self.readonly
@@ -200,7 +205,7 @@ def probe(system: Footprinted, states: int | None = None) -> Accesses:
     return seen
 
 
-def reduce_system(system: Footprinted, budget: Budget) -> tuple[Reduced, ProgramLTS]:
+def reduce_system(system: Footprinted, budget: Budget, seen: Accesses | None = None) -> tuple[Reduced, ProgramLTS]:
     """The reduced system under an ownership guess that its whole exploration
     confirmed, and that exploration. The guess is made from every access
     seen so far (the probe's, then each exploration's: all of them accesses
@@ -209,7 +214,7 @@ def reduce_system(system: Footprinted, budget: Budget) -> tuple[Reduced, Program
     is owned and the reduction folds nothing. A clean exploration that saw
     cells the guess did not cover (a later phase's) is tried once more with
     them, and kept if it is clean too."""
-    seen = probe(system)
+    seen = probe(system) if seen is None else seen  # (`seen`: a probe's, not yet used)
     clean: tuple[Reduced, ProgramLTS] | None = None
     for _ in range(ROUNDS):
         reduced = Reduced(system, seen.guess(), seen)

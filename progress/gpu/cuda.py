@@ -23,7 +23,7 @@ from typing import Any
 from progress.back import cuda_source, interp_cuda
 from progress.back.codegen import initial_cells
 from progress.core.program import Program
-from progress.gpu.heuristics import CODES, MAX_LAUNCH, Geometry, auto_instances
+from progress.gpu.heuristics import CODES, MAX_LAUNCH, Geometry, auto_instances, lane_blocks, lane_instances
 from progress.gpu.pack import LAYOUT_CODES, Buffers, Pack
 from progress.gpu.runner import BackendUnavailable, DeviceHang
 
@@ -44,25 +44,33 @@ class CudaBackend:
     name = "cuda"
     max_workgroups = MAX_LAUNCH
 
-    def __init__(self, guard_margin_s: float = 30.0, poll_s: float = 0.0002):
+    def __init__(
+        self, guard_margin_s: float = 30.0, poll_s: float = 0.0002, scope: str = "workgroup", arch: str | None = None
+    ):
+        """`scope` "lane" runs a test's threads as lanes of one warp
+        (`cuda_source.LANE_KERNEL`); `arch` (e.g. `compute_60`) is NVRTC's
+        target instead of the device's own (a pre-Volta target opts out of
+        independent thread scheduling: the paper's SIMT build)."""
         self.cp = _cupy()
         import numpy
 
         self.np = numpy
         self.guard_margin_s = guard_margin_s
         self.poll_s = poll_s
+        self.scope, self.arch = scope, arch
         self.programs: list[Program] = []
         self.module: Any = None  # a cupy.RawModule after prepare (CuPy has no types)
         self.compile_seconds = 0.0
 
     def auto_instances(self, threads: int) -> int:
-        return auto_instances(threads)
+        return lane_instances(threads) if self.scope == "lane" else auto_instances(threads)
 
     def prepare(self, programs: list[Program], progress=None) -> None:
         """Compile every program's kernel in one NVRTC module (`progress(len)` when done)."""
         start = time.perf_counter()
         self.programs = list(programs)
-        self.module = self.cp.RawModule(code=cuda_source.module(self.programs), options=("-std=c++17",))
+        options: tuple[str, ...] = ("-std=c++17",) + ((f"-arch={self.arch}",) if self.arch else ())
+        self.module = self.cp.RawModule(code=cuda_source.module(self.programs, self.scope), options=options)
         self.module.get_function("progress_set_deadline")  # compiles now, not at the first launch
         self.compile_seconds = time.perf_counter() - start
         if progress:
@@ -80,12 +88,13 @@ class CudaBackend:
         set_deadline = self.module.get_function("progress_set_deadline")
         budget = np.uint64(max(1, round(deadline_s * 1e9)))
         trace_arg = trace if trace is not None else np.uint64(0)
+        grid, block = lane_blocks(launch) if self.scope == "lane" else (launch.workgroups, 1)
         for it in range(iterations):
             cp.copyto(memory, pristine)
             set_deadline((1,), (1,), (deadlines[it:], budget))
             kernel(
-                (launch.workgroups,),
-                (1,),
+                (grid,),
+                (block,),
                 (
                     memory,
                     failed[it],
@@ -100,17 +109,29 @@ class CudaBackend:
         return tuple(int(c) for c in counts.get())
 
     def trace(self, index: int, launch: Geometry) -> list[tuple[int, int]]:
-        """(instance, thread) of every workgroup, as the kernel maps it."""
-        buffer = self.cp.full(launch.workgroups, -1, dtype=self.cp.int32)
+        """(instance, thread) of every workgroup (at the lane scope: of every
+        lane of every block, (-1, -1) for an idle one), as the kernel maps it."""
+        grid, block = lane_blocks(launch) if self.scope == "lane" else (launch.workgroups, 1)
+        buffer = self.cp.full(grid * block, -1, dtype=self.cp.int32)
         self.run(index, launch, 1, 1.0, trace=buffer)
         n = launch.threads
-        return [(int(v) // n, int(v) % n) for v in buffer.get()]
+        return [(int(v) // n, int(v) % n) if v >= 0 else (-1, -1) for v in buffer.get()]
 
     def _wait(self, guard_s: float) -> None:
         _wait(self.cp, guard_s, self.poll_s)
 
     def metadata(self) -> dict:
-        return {**_device_metadata(self.cp), "compile_seconds": round(self.compile_seconds, 2)}
+        found = {**_device_metadata(self.cp), "compile_seconds": round(self.compile_seconds, 2)}
+        if self.scope == "lane":
+            found.update(
+                scope="lane",
+                workgroup="one CUDA block of one warp: each instance's threads are lanes of one warp "
+                "(plain: lanes 0..N-1 of one block; rr/chunked: floor(32/N) instances per warp, docs/gpu.md)",
+                instances_auto="floor(65532/32) warps x floor(32/N)",
+            )
+        if self.arch:
+            found["nvrtc_arch"] = self.arch
+        return found
 
 
 def _wait(cp, guard_s: float, poll_s: float) -> None:

@@ -23,6 +23,13 @@ MODEL_ORDER = ("HSA", "OBE", "HSA+OBE", "LOBE", "fair")
 FAIRNESS_ORDER = ("weak", "strong")
 
 
+def scope_of(info: RunInfo) -> str:
+    """The scope a run's test threads ran at: "lane" for the intra-warp runs (the
+    artifact's and `progress run --scope lane`'s), judged by (fair, fair, M)
+    (docs/semantics.md section 10); else "workgroup"."""
+    return "lane" if "intra-warp" in info.variant else "workgroup"
+
+
 @dataclass(frozen=True)
 class RunResults:
     info: RunInfo

@@ -66,6 +66,8 @@ VARIANTS = {
     "_subgroup_sm70": ("-subgroup-sm70", "intra-warp, independent thread scheduling (sm_70)"),
 }
 """What follows the device in a stem: the run's name suffix and its variant."""
+INTRA_WARP = "intra-warp (progress run --scope lane)"
+"""The variant of a `progress run --scope lane` run: its tests' threads were lanes of one warp."""
 MAX_ID_DIGITS = 9
 
 
@@ -350,7 +352,7 @@ def run_of(meta: Mapping[str, Any], rows: Mapping[str, Mapping[str, str]], suite
         backend=backend,
         driver=str(meta.get("driver", "")),
         date=str(meta["started"]),
-        variant="inter-workgroup",
+        variant=INTRA_WARP if meta.get("scope") == "lane" else "inter-workgroup",
         heuristics=heuristics,
         iterations=iterations,
         settings=json.dumps(settings, sort_keys=True),

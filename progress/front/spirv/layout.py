@@ -130,9 +130,16 @@ class Types:
             for i, member in enumerate(kind.members):
                 label = self.view.member_names.get((tid, i)) or f"m{i}"
                 path = f"{name}.{label}" if name else label
+                if name and label == SLANG_WRAPPER and len(kind.members) == 1:  # Slang's structured buffer
+                    path = name
                 cells += self.leaves(member, path, offset + self.member_offset(tid, i))
             return cells
         raise InputError(f"a value of type %{tid} cannot be kept in 32-bit cells")
+
+
+SLANG_WRAPPER = "__member0"
+"""The one member of the block Slang wraps a structured buffer's array in: its cells are
+named after the buffer alone (`b[1]`, not `b.__member0[1]`)."""
 
 
 @dataclass(frozen=True)

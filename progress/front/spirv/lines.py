@@ -7,7 +7,8 @@ statement) and the NonSemantic.Shader.DebugInfo.100 set's `DebugLine`
 line instruction, an `OpNoLine` / `DebugNoLine`, or the end of the block
 (its terminator included). A line's text comes from the source the module
 embeds (`OpSource` with its `OpSourceContinued` parts, or `DebugSource`),
-else from `texts`; file names are shown as `rename` maps them. Pure.
+unless `texts` has the file (the file itself: an embedded copy may be cut);
+file names are shown as `rename` maps them. Pure.
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ class _Files:
         rename: Mapping[str, str],
     ):
         self.strings = strings
-        self.sources = {**texts, **embedded}
+        self.sources = {**embedded, **texts}  # the file itself wins over what a compiler embedded
         self.rename = rename
         self.split: dict[str, list[str]] = {}
 

@@ -2,14 +2,20 @@
 
 - GLSL: `glslangValidator -V -g --target-env vulkan1.1 -S comp` (OpLine per
   statement and the source embedded, which `lines.py` reads);
-  HLSL: the same with `-D -e ENTRY` (ENTRY `main` unless given);
+  HLSL: Slang (`progress.front.spirv.slang`) as `slangc kernel.hlsl -target
+  spirv -O0 -g2 -entry ENTRY -stage compute` (ENTRY `main` unless given):
+  no optimization or legalization that could delete a wait, DebugLine per
+  statement; the temporary file's path in the module becomes `kernel.hlsl`;
+  `preprocessed`: the source as `glslangValidator -E` leaves it (for the
+  guard, `kept.py`);
   SPIR-V assembly: `spirv-as --target-env spv1.N` at the version its header
   comment states (`; Version: 1.N`, as spirv-dis writes it), else
   `--target-env vulkan1.1` (SPIR-V 1.3): a module is assembled at its own
   version, so 1.4's rules (every global variable in the entry point's
   interface) hold where the module was written for them;
   `--optimize`: `spirv-opt -O`; every module: `spirv-val --target-env vulkan1.3`.
-- A missing tool is an InputError (exit 2) naming its Debian package. A
+- Where the tools are and which versions: `tools.py`. A missing tool is an
+  InputError (exit 2) naming what to install. A
   source the tool rejects is an InputError at `file:line:col` (glslang's
   `ERROR: file:LINE: ...`, spirv-as's `error: LINE: COL: ...`), the source
   line shown. A tool that runs past its `ToolLimits` (`TOOL_TIMEOUT_S` and
@@ -26,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -36,16 +41,14 @@ from pathlib import Path
 
 from progress.cache import CacheUnavailable, cache_root, check_entry, install, private_dir, trusted_file
 from progress.errors import InputError, SourcePosition
+from progress.front.spirv import tools
+from progress.front.spirv.slang import renamed_source
 from progress.source import source_lines
 
 TOOL_TIMEOUT_S = 60
-PACKAGES = {
-    "glslangValidator": "glslang-tools",
-    "spirv-as": "spirv-tools",
-    "spirv-opt": "spirv-tools",
-    "spirv-val": "spirv-tools",
-}
 GLSL_FLAGS = ("-V", "-g", "--target-env", "vulkan1.1", "-S", "comp")
+SLANG_FLAGS = ("-target", "spirv", "-O0", "-g2")
+PREPROCESS_FLAGS = ("-E",)
 AS_FLAGS = ("--target-env", "vulkan1.1")
 """Assembly without a `; Version:` comment (SPIR-V 1.3, what glslang writes for vulkan1.1)."""
 VERSIONS = range(0, 7)
@@ -54,10 +57,14 @@ OPT_FLAGS = ("-O",)
 VAL_FLAGS = ("--target-env", "vulkan1.3")
 MAGIC_BYTES = (b"\x03\x02\x23\x07", b"\x07\x23\x02\x03")
 
-_GLSLANG_ERROR = re.compile(r"^ERROR: (?:[^:\n]*):(\d+): (.*)$", re.MULTILINE)
+_GLSLANG_ERROR = re.compile(r"^ERROR: ([^:\n]*):(\d+): (.*)$", re.MULTILINE)
 _GLSLANG_GLOBAL = re.compile(r"^ERROR: (?!\d+ compilation errors)(.*)$", re.MULTILINE)
 _AS_ERROR = re.compile(r"^error: (\d+): (\d+): (.*)$", re.MULTILINE)
 _QUOTED = re.compile(r"'([^']+)'")
+_SLANG_ERROR = re.compile(
+    r"^error(?:\[\w+\])?: (.*)\n\s*--> ([^\n]*?):(\d+):(\d+)\n(?:.*\n)*?\s*\|\s*\^+ ?(.*)$", re.MULTILINE
+)
+_SLANG_BARE = re.compile(r"^(?:.*: )?error(?:\[\w+\])?:? (.*)$", re.MULTILINE)
 _VERSION = re.compile(r"^\s*;\s*Version:\s*(\S*)\s*$")
 _STATED = re.compile(r"1\.(\d)")
 
@@ -75,15 +82,63 @@ DEFAULT_LIMITS = ToolLimits()
 """The command line's: 60 s, memory unlimited."""
 
 
+Defines = tuple[tuple[str, str | None], ...]
+
+
 def compile_shader(
-    source: bytes, kind: str, name: str, entry: str | None = None, limits: ToolLimits = DEFAULT_LIMITS
+    source: bytes,
+    kind: str,
+    name: str,
+    entry: str | None = None,
+    limits: ToolLimits = DEFAULT_LIMITS,
+    defines: Defines = (),
 ) -> bytes:
     """The SPIR-V of a GLSL (`kind` "glsl") or HLSL ("hlsl") compute shader;
     `name` is how messages show the file. Every function here runs its tool
     within `limits` (an InputError past them)."""
+    if kind == "hlsl":
+        flags = SLANG_FLAGS + _slang_defines(defines) + ("-entry", entry or "main", "-stage", "compute")
+        return _cached("slang", flags, source, lambda work: _slang(source, flags, name, work, limits))
+    flags = GLSL_FLAGS + _glslang_defines(defines)
+    return _cached("glslangValidator", flags, source, lambda work: _glslang(source, "comp", flags, name, work, limits))
+
+
+def _glslang_defines(defines: Defines) -> tuple[str, ...]:
+    return tuple(f"-D{name}" if value is None else f"-D{name}={value}" for name, value in defines)
+
+
+def _slang_defines(defines: Defines) -> tuple[str, ...]:
+    return tuple(part for name, value in defines for part in ("-D", name if value is None else f"{name}={value}"))
+
+
+def glslang_hlsl(
+    source: bytes, name: str, entry: str | None = None, limits: ToolLimits = DEFAULT_LIMITS, defines: Defines = ()
+) -> bytes:
+    """glslang's HLSL front end (`-D -e ENTRY`, legalization on): not the path (it drops
+    atomics and waits, docs/kernels.md); kept so that tests show the guard refusing it."""
+    flags = GLSL_FLAGS + ("-D", "-e", entry or "main") + _glslang_defines(defines)
+    return _cached("glslangValidator", flags, source, lambda work: _glslang(source, "hlsl", flags, name, work, limits))
+
+
+def preprocessed(
+    source: bytes, kind: str, name: str, limits: ToolLimits = DEFAULT_LIMITS, defines: Defines = ()
+) -> str:
+    """The source as glslang's preprocessor leaves it, lines where they were (`-E`; HLSL with `-D`),
+    `#line` directives kept."""
     suffix = "comp" if kind == "glsl" else "hlsl"
-    flags = GLSL_FLAGS + (("-D", "-e", entry or "main") if kind == "hlsl" else ())
-    return _cached("glslangValidator", flags, source, lambda work: _glslang(source, suffix, flags, name, work, limits))
+    flags = PREPROCESS_FLAGS + (("-D", "-S", "comp") if kind == "hlsl" else ()) + _glslang_defines(defines)
+    key = _key("glslangValidator", flags, source)
+    entry = _entry(key, ".txt")
+    if entry is not None and trusted_file(entry):
+        return entry.read_text(encoding="utf-8", errors="replace")
+    with tempfile.TemporaryDirectory(prefix="progress-spirv-") as work:
+        (Path(work) / f"kernel.{suffix}").write_bytes(source)
+        done = _run(["glslangValidator", *flags, f"kernel.{suffix}"], "glslangValidator", work, limits)
+    if done.returncode != 0:
+        raise _glslang_error(done.stdout + done.stderr, source, name)
+    if entry is not None:
+        _store(entry, done.stdout.encode())
+    return done.stdout
 
 
 def assemble(source: bytes, name: str, limits: ToolLimits = DEFAULT_LIMITS) -> bytes:
@@ -149,11 +204,11 @@ def validator_instruction(message: str) -> int | None:
 def _run(
     argv: list[str], tool: str, cwd: str | None = None, limits: ToolLimits = DEFAULT_LIMITS
 ) -> subprocess.CompletedProcess[str]:
-    executable = shutil.which(tool)
-    if executable is None:
-        package = PACKAGES[tool]
-        raise InputError(f"{tool} is not installed (or not on PATH): install the Debian package {package}")
-    command = [executable, *argv[1:]]
+    if tool == "slang":
+        prefix, env = [*tools.slang_command(), str(tools.slang_library())], None
+    else:
+        prefix, env = tools.command(tool)
+    command = [*prefix, *argv[1:]]
     if limits.memory_bytes is not None:  # the shell sets the limit, then becomes the tool (no preexec_fn in threads)
         command = ["/bin/sh", "-c", 'ulimit -v "$0" && exec "$@"', str(limits.memory_bytes // 1024), *command]
     try:
@@ -164,6 +219,7 @@ def _run(
             errors="replace",
             timeout=limits.timeout_s,
             cwd=cwd,
+            env=env,
             stdin=subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired:
@@ -190,17 +246,53 @@ def _glslang(source: bytes, suffix: str, flags: tuple[str, ...], name: str, work
 
 def _glslang_error(output: str, source: bytes, name: str) -> InputError:
     lines = source_lines(source.decode("utf-8", errors="replace"))
-    located = [e for e in _GLSLANG_ERROR.findall(output) if "compilation terminated" not in e[1]]
+    located = [e[1:] for e in _GLSLANG_ERROR.findall(output) if "compilation terminated" not in e[2]]
+    files = [e[0] for e in _GLSLANG_ERROR.findall(output) if "compilation terminated" not in e[2]]
     if not located:
         problems = [m.strip() for m in _GLSLANG_GLOBAL.findall(output)] or [output.strip() or "no output"]
         return InputError(f"{name}: glslangValidator rejects the shader: " + "; ".join(problems))
     line, message = int(located[0][0]), located[0][1].strip()
     more = len(located) - 1
+    name, lines = _included(files[0], name, lines)
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     token = _QUOTED.search(message)
     column = text.find(token.group(1)) + 1 if token and token.group(1) in text else 1
     suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
     return InputError(message + suffix, SourcePosition(name, line, column, text))
+
+
+def _slang(source: bytes, flags: tuple[str, ...], name: str, work: Path, limits: ToolLimits) -> bytes:
+    (work / "kernel.hlsl").write_bytes(source)
+    done = _run(["slang", "kernel.spv", "kernel.hlsl", *flags], "slang", str(work), limits)
+    if done.returncode != 0 or not (work / "kernel.spv").is_file():
+        raise _slang_error(done.stderr + done.stdout, source, name)
+    binary = (work / "kernel.spv").read_bytes()
+    return renamed_source(binary, str((work / "kernel.hlsl").resolve()), "kernel.hlsl")
+
+
+def _slang_error(output: str, source: bytes, name: str) -> InputError:
+    located = _SLANG_ERROR.search(output)
+    if located is None:
+        problems = [m.strip() for m in _SLANG_BARE.findall(output)] or [output.strip() or "no output"]
+        return InputError(f"{name}: Slang rejects the shader: " + "; ".join(problems))
+    headline, file, detail = located.group(1), located.group(2), located.group(5)
+    line, column = int(located.group(3)), int(located.group(4))
+    name, lines = _included(file, name, source_lines(source.decode("utf-8", errors="replace")))
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    more = len(re.findall(r"^error", output, re.MULTILINE)) - 1
+    suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more > 0 else ""
+    return InputError((detail.strip() or headline.strip()) + suffix, SourcePosition(name, line, column, text))
+
+
+def _included(file: str, name: str, lines: list[str]) -> tuple[str, list[str]]:
+    """Where a compiler error is: the kernel (`kernel.*`, its lines), else an included file
+    (`#line` names it as `include.py` shows it), read for its line."""
+    if not file or Path(file).name in ("kernel.comp", "kernel.hlsl"):
+        return name, lines
+    try:
+        return file, source_lines(Path(file).read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return file, []
 
 
 def _spirv_as(source: bytes, flags: tuple[str, ...], name: str, work: Path, limits: ToolLimits) -> bytes:

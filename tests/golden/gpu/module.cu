@@ -19,6 +19,19 @@ __device__ __forceinline__ void progress_slot(int h, unsigned int w, unsigned in
     else { *instance = (int)(w / n); *thread = (int)(w % n); }
 }
 
+__device__ __forceinline__ bool progress_lane_slot(int h, unsigned int b, unsigned int lane, unsigned int n,
+                                                   unsigned int m, int *instance, int *thread) {
+    unsigned int k = 32u / n;
+    if (h == 0) { if (b != 0u || lane >= n) return false; *instance = 0; *thread = (int)lane; return true; }
+    if (lane >= k * n) return false;
+    unsigned int local = (h == 2) ? lane % k : lane / n;
+    *thread = (int)((h == 2) ? lane / k : lane % n);
+    unsigned int i = b * k + local;
+    if (i >= m) return false;
+    *instance = (int)i;
+    return true;
+}
+
 extern "C" __global__ void progress_set_deadline(unsigned long long *deadline, unsigned long long budget_ns) {
     *deadline = progress_now() + budget_ns;
 }

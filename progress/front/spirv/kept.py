@@ -1,0 +1,335 @@
+"""The guard: a compiled module must keep the source's synchronization.
+
+A compiler that drops an atomic (glslang's HLSL front end compiles
+`InterlockedCompareStore` to two plain loads) or deletes a wait (glslang's
+HLSL legalization removes a spin on a plain load) gives a module whose
+verdicts are not the source's, silently. `check_kept(module, sources, kind,
+compiler)` compares the module, as the compiler produced it (before any
+`--optimize`), with the source it came from and refuses the difference:
+
+- every atomic call of the source (GLSL `atomicAdd`... `atomicStore`,
+  `imageAtomic*`; HLSL `Interlocked*`) must have an `OpAtomic*` instruction
+  at the lines of its statement, as many as the statement has calls;
+- every loop (`while`, `for`, `do ... while`) whose condition names a
+  memory variable (a global that is not `const` or `static`: a buffer, its
+  members, `shared`/`groupshared`, a uniform) must keep a read of memory (an
+  `OpLoad` not from a function-local variable, or an `OpAtomic*`) at the
+  lines of its condition.
+
+`sources` maps each file name the module's lines use to that file's text and
+the text as the preprocessor leaves it (inactive `#if` branches blank, line
+numbers kept: `glslangValidator -E`): a line blank there is not asked for.
+Only functions the module has code of are checked (a function nobody calls
+may be left out). Lines come from the module's debug lines; a module
+without any is not checked. Every problem is an InputError at its line,
+together in one InputErrors (exit 2). Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from progress.errors import InputError, InputErrors, SourcePosition
+from progress.front.spirv.ir import Id, Instruction, Module
+
+ATOMIC_CALL = {
+    "glsl": re.compile(r"\b(atomic(?:Add|Min|Max|And|Or|Xor|Exchange|CompSwap|Load|Store)|imageAtomic\w+)\s*\("),
+    "hlsl": re.compile(r"\b(Interlocked\w+)\s*\("),
+}
+LOOP = re.compile(r"\b(while|for)\s*\(")
+IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
+LOCAL_CLASSES = frozenset({"Function", "Private"})
+_DIRECTIVE = re.compile(r"^[ \t]*#.*$", re.MULTILINE)
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+_NOT_MEMORY = re.compile(r"\b(const|static|struct|in|out|precision)\b")
+_BLOCK = re.compile(r"\b(buffer|uniform|cbuffer|tbuffer|shared)\b")
+_INSTANCE = re.compile(r"\s*([A-Za-z_]\w*)?\s*(?:\[[^\]]*\]\s*)*;")
+_ATTRIBUTES = re.compile(r"\b(?:layout|register|packoffset)\s*\([^)]*\)|\[\[.*?\]\]")
+_DECLARED = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*(?::[^;]*)?(?:=[^;]*)?;")
+
+
+@dataclass(frozen=True)
+class _Statement:
+    first: int  # 1-based lines
+    last: int
+    start: int  # offsets into the text
+    text: str
+
+
+def check_kept(module: Module, sources: Mapping[str, tuple[str, str]], kind: str, compiler: str) -> None:
+    """Refuse (InputErrors) what `compiler` dropped; see the module's contract.
+    `sources`: file name -> (its text, its text as the preprocessor leaves it)."""
+    lines = _module_lines(module)
+    if not lines:
+        return
+    atomics = _atomic_lines(module)
+    reads = _read_lines(module)
+    texts = {file: _inactive_blank(_blank(raw), active) for file, (raw, active) in sources.items()}
+    memory = _memory_names(module).union(*(_declared_memory(text) for text in texts.values()))
+    functions = [(file, *found) for file, text in texts.items() for found in _functions(text)]
+    present = _present(functions, texts, lines)
+    problems: list[InputError] = []
+    for file, name, _first, _last, body in functions:
+        if name not in present:
+            continue
+        raw, text = sources[file][0], texts[file]
+        problems += _missing_atomics(file, raw, text, body, atomics.get(file, []), kind, compiler)
+        problems += _deleted_waits(file, raw, text, body, reads.get(file, set()), memory, compiler)
+    if problems:
+        raise InputErrors(problems)
+
+
+def _present(
+    functions: list[tuple[str, str, int, int, tuple[int, int]]], texts: Mapping[str, str], lines: Mapping[str, set[int]]
+) -> set[str]:
+    """The functions the module has code of, and those they call (inlined, or deleted with
+    what the compiler dropped), by name."""
+    present = {name for file, name, first, last, _ in functions if any(first <= n <= last for n in lines.get(file, ()))}
+    bodies = {name: texts[file][body[0] : body[1]] for file, name, _, _, body in functions}
+    calls = {name: set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", body)) & bodies.keys() for name, body in bodies.items()}
+    pending = list(present)
+    while pending:
+        for callee in calls.get(pending.pop(), set()) - present:
+            present.add(callee)
+            pending.append(callee)
+    return present
+
+
+# --- the module -----------------------------------------------------------------
+
+
+def _module_lines(module: Module) -> dict[str, set[int]]:
+    found: dict[str, set[int]] = {}
+    for inst in module.instructions:
+        if inst.source is not None and inst.source.line > 0:
+            found.setdefault(inst.source.file, set()).add(inst.source.line)
+    return found
+
+
+def _atomic_lines(module: Module) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {}
+    for inst in module.instructions:
+        if inst.opcode.startswith("OpAtomic") and inst.source is not None:
+            found.setdefault(inst.source.file, []).append(inst.source.line)
+    return found
+
+
+def _read_lines(module: Module) -> dict[str, set[int]]:
+    """File -> the lines with a read of memory (a load not rooted in a local variable, or an atomic)."""
+    definitions = {i.result: i for i in module.instructions if i.result is not None}
+    found: dict[str, set[int]] = {}
+    for inst in module.instructions:
+        if inst.source is None:
+            continue
+        atomic = inst.opcode.startswith("OpAtomic")
+        if atomic or (inst.opcode == "OpLoad" and not _local(inst.operands[0], definitions)):
+            found.setdefault(inst.source.file, set()).add(inst.source.line)
+    return found
+
+
+def _local(pointer: object, definitions: Mapping[int, Instruction]) -> bool:
+    """Whether a pointer is rooted in a Function or Private variable (unknown roots are not)."""
+    seen = 0
+    while isinstance(pointer, Id) and seen < 64:
+        inst = definitions.get(pointer.value)
+        if inst is None or not inst.operands:
+            return False
+        if inst.opcode == "OpVariable":
+            return inst.operands[0] in LOCAL_CLASSES
+        if inst.opcode not in ("OpAccessChain", "OpInBoundsAccessChain", "OpPtrAccessChain", "OpCopyObject"):
+            return False
+        pointer, seen = inst.operands[0], seen + 1
+    return False
+
+
+def _memory_names(module: Module) -> set[str]:
+    view = module.view
+    names: set[str] = set()
+    for var in view.variables.values():
+        if var.storage_class in LOCAL_CLASSES or var.storage_class == "Input":
+            continue
+        names.add(view.names.get(var.id, ""))
+        names |= {name for (struct, _), name in view.member_names.items() if struct == var.pointee}
+    return names - {""}
+
+
+# --- the source -----------------------------------------------------------------
+
+
+def _blank(text: str) -> str:
+    """`text` without comments and preprocessor lines, every line kept where it was."""
+
+    def spaces(match: re.Match[str]) -> str:
+        return re.sub(r"[^\n]", " ", match.group(0))
+
+    return _DIRECTIVE.sub(spaces, _COMMENT.sub(spaces, text))
+
+
+def _inactive_blank(text: str, active: str) -> str:
+    """`text` with the lines blank in the preprocessor's output blanked too."""
+    kept = active.split("\n")
+    return "\n".join(
+        line if number < len(kept) and kept[number].strip() else " " * len(line)
+        for number, line in enumerate(text.split("\n"))
+    )
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _functions(text: str) -> Iterator[tuple[str, int, int, tuple[int, int]]]:
+    """(name, first line, last line, body offsets) of each top-level `name(...) {...}`."""
+    for header, open_at, close_at in _top_blocks(text):
+        head = header.rstrip()
+        head = re.sub(r"\s*:\s*\w+\s*$", "", head)  # an HLSL semantic after the parameters
+        if head.endswith(")") and "=" not in head and not re.search(r"\b(buffer|uniform|shared|struct)\b", head):
+            name = re.search(r"([A-Za-z_]\w*)\s*\([^()]*\)$", head)
+            name_at = open_at - len(header) + len(header) - len(header.lstrip())
+            yield (name.group(1) if name else ""), _line(text, name_at), _line(text, close_at), (open_at + 1, close_at)
+
+
+def _top_blocks(text: str) -> Iterator[tuple[str, int, int]]:
+    """(the text since the previous top-level `;` or `}`, `{` offset, matching `}` offset)."""
+    depth, start, open_at = 0, 0, 0
+    for at, char in enumerate(text):
+        if char == "{":
+            if depth == 0:
+                open_at = at
+            depth += 1
+        elif char == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                yield text[start:open_at], open_at, at
+                start = at + 1
+        elif char == ";" and depth == 0:
+            start = at + 1
+
+
+def _declared_memory(text: str) -> set[str]:
+    """Names of memory the source declares at the top level (see the module's contract)."""
+    names: set[str] = set()
+    depth, start, header, body_start, skip = 0, 0, "", 0, False
+    for at, char in enumerate(text):
+        if char == "{":
+            if depth == 0:
+                header, body_start = text[start:at], at + 1
+            depth += 1
+        elif char == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                start = at + 1
+                if _BLOCK.search(header) and not _NOT_MEMORY.search(header):
+                    names |= set(_DECLARED.findall(text[body_start:at]))
+                    tail = _INSTANCE.match(text, at + 1)
+                    names |= {tail.group(1)} if tail and tail.group(1) else set()
+                    skip = tail is not None
+        elif char == ";" and depth == 0:
+            declaration = text[start : at + 1]
+            if not skip and not _NOT_MEMORY.search(declaration) and "(" not in _ATTRIBUTES.sub("", declaration):
+                names |= set(_DECLARED.findall(declaration))
+            start, skip = at + 1, False
+    return names
+
+
+def _statements(text: str, body: tuple[int, int]) -> Iterator[_Statement]:
+    """The pieces of a body between `;`, `{` and `}` outside parentheses."""
+    start, depth = body[0], 0
+    for at in range(body[0], body[1] + 1):
+        char = text[at] if at < body[1] else ";"
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(depth - 1, 0)
+        elif char in ";{}" and depth == 0:
+            piece = text[start:at]
+            if piece.strip():
+                lead = start + len(piece) - len(piece.lstrip())
+                end = start + len(piece.rstrip())
+                yield _Statement(_line(text, lead), _line(text, end), lead, text[lead:end])
+            start = at + 1
+
+
+def _missing_atomics(
+    file: str, raw: str, text: str, body: tuple[int, int], atomics: list[int], kind: str, compiler: str
+) -> list[InputError]:
+    pattern = ATOMIC_CALL[kind]
+    problems: list[InputError] = []
+    for group in _overlapping(_statements(text, body)):
+        calls = [(s, m) for s in group for m in pattern.finditer(s.text)]
+        if not calls:
+            continue
+        first, last = min(s.first for s in group), max(s.last for s in group)
+        found = sum(1 for line in atomics if first <= line <= last)
+        if found < len(calls):
+            statement, match = calls[found]
+            problems.append(
+                InputError(
+                    f"{compiler} compiled {match.group(1)} without an atomic instruction "
+                    f"({found} of {len(calls)} kept here): the module is not this program, no verdict",
+                    _position(file, raw, text, statement.start + match.start()),
+                )
+            )
+    return problems
+
+
+def _deleted_waits(
+    file: str, raw: str, text: str, body: tuple[int, int], reads: set[int], memory: set[str], compiler: str
+) -> list[InputError]:
+    problems: list[InputError] = []
+    for statement in _statements(text, body):
+        for loop in LOOP.finditer(statement.text):
+            condition = _condition(statement.text, loop.end() - 1, loop.group(1))
+            if condition is None:
+                continue
+            offset, words = statement.start + condition[0], condition[1]
+            named = [n for n in IDENTIFIER.findall(words) if n in memory]
+            if not named:
+                continue
+            first, last = _line(text, offset), _line(text, offset + len(words))
+            if not any(first <= line <= last for line in reads):
+                problems.append(
+                    InputError(
+                        f"{compiler} left no read of '{named[0]}' in this loop's condition (the wait was "
+                        "deleted or its load dropped): the module is not this program, no verdict",
+                        _position(file, raw, text, statement.start + loop.start()),
+                    )
+                )
+    return problems
+
+
+def _condition(statement: str, open_at: int, keyword: str) -> tuple[int, str] | None:
+    """(offset, text) of a loop's condition: a `while`'s parentheses, a `for`'s middle part."""
+    depth = 0
+    for at in range(open_at, len(statement)):
+        depth += {"(": 1, ")": -1}.get(statement[at], 0)
+        if depth == 0:
+            inside = statement[open_at + 1 : at]
+            if keyword == "while":
+                return open_at + 1, inside
+            parts = inside.split(";")
+            if len(parts) != 3:
+                return None
+            return open_at + 1 + len(parts[0]) + 1, parts[1]
+    return None
+
+
+def _overlapping(statements: Iterator[_Statement]) -> Iterator[list[_Statement]]:
+    """Statements grouped where their lines overlap (two on one line share its instructions)."""
+    group: list[_Statement] = []
+    for statement in statements:
+        if group and statement.first > max(s.last for s in group):
+            yield group
+            group = []
+        group.append(statement)
+    if group:
+        yield group
+
+
+def _position(file: str, raw: str, text: str, offset: int) -> SourcePosition:
+    line = _line(text, offset)
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    lines = raw.split("\n")
+    return SourcePosition(file, line, column, lines[line - 1] if 0 < line <= len(lines) else "")

@@ -1,0 +1,173 @@
+"""Issue 28, part 1: no silent wrong verdict from the toolchain.
+
+The hazards (tests/data/repro/, from the issue): glslang's HLSL front end compiles
+`InterlockedCompareStore` to two plain loads, and its legalization deletes a spin on a
+plain load. HLSL now goes through Slang at -O0 (right verdicts: only fair terminates),
+and the guard (progress/front/spirv/kept.py) refuses a module that lost an atomic or a
+wait, shown here by forcing the hazards through glslang's HLSL path."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from progress.cli import main
+from progress.errors import InputError
+from progress.front.spirv import load, toolchain
+from progress.front.spirv.kept import check_kept
+
+REPRO = Path(__file__).parent / "data" / "repro"
+ONLY_FAIR = ["may not terminate", "guaranteed to terminate"] + ["may not terminate"] * 4
+HAZARDS = ("hlsl_comparestore.hlsl", "hlsl_spin_legalized.hlsl")
+
+
+def run(args: list[str], monkeypatch, capsys, cwd: Path = REPRO) -> tuple[int, str, str]:
+    monkeypatch.chdir(cwd)
+    monkeypatch.setattr(sys, "stdout", sys.stdout)
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(arg) for arg in args])
+    captured = capsys.readouterr()
+    return exit_info.value.code, captured.out, captured.err
+
+
+def rows(out: str) -> list[str]:
+    """Each model's weak verdict, in the table's order (weak and strong agree here)."""
+    models = ("unfair", "fair", "HSA", "OBE", "HSA+OBE", "LOBE")
+    cells = [re.split(r"\s{2,}", line.strip()) for line in out.splitlines()]
+    return [c[1] for c in cells if c[0] in models and len(c) == 4 and c[1] == c[2]]
+
+
+@pytest.mark.parametrize("name", HAZARDS)
+def test_the_hazards_get_the_sources_verdicts_through_slang(name, monkeypatch, capsys):
+    """Workgroup 0 spins on b[1] until workgroup 1 sets it: only fair terminates
+    (glslang gave 11 x P: the spin was gone)."""
+    status, out, err = run(["check", "--workgroups", "2", "--buffer", "b=2", name], monkeypatch, capsys)
+    assert status == 1, err
+    assert rows(out) == ONLY_FAIR
+    assert "2 verdict(s) guaranteed to terminate, 9 may not terminate" in out
+
+
+def through_glslang(monkeypatch) -> None:
+    """Force HLSL through glslang's HLSL front end (the old path) and name it so."""
+    monkeypatch.setattr(
+        load, "compile_shader", lambda data, kind, name, entry, limits, defines=(): toolchain.glslang_hlsl(data, name)
+    )
+    monkeypatch.setitem(load.COMPILER, "hlsl", "glslang (HLSL)")
+
+
+def test_the_guard_refuses_a_dropped_atomic_and_a_deleted_wait(monkeypatch, capsys):
+    through_glslang(monkeypatch)
+    status, out, err = run(
+        ["check", "--workgroups", "2", "--buffer", "@data=2", "hlsl_comparestore.hlsl"], monkeypatch, capsys
+    )
+    assert status == 2
+    assert "checked 0 test(s)" in out and "1 file(s) with bad input" in out  # no verdict at all
+    assert (
+        "hlsl_comparestore.hlsl:10:9: error: glslang (HLSL) compiled InterlockedCompareStore without an atomic "
+        "instruction (0 of 1 kept here)"
+    ) in err
+    assert "hlsl_comparestore.hlsl:8:9: error: glslang (HLSL) left no read of 'b' in this loop's condition" in err
+
+
+def test_the_guard_refuses_a_legalized_spin(monkeypatch, capsys):
+    through_glslang(monkeypatch)
+    status, out, err = run(
+        ["check", "--workgroups", "2", "--buffer", "@data=2", "hlsl_spin_legalized.hlsl"], monkeypatch, capsys
+    )
+    assert status == 2
+    assert "hlsl_spin_legalized.hlsl:8:9: error: glslang (HLSL) left no read of 'b'" in err
+    assert "InterlockedCompareExchange" not in err  # that one glslang keeps
+
+
+def module_of(source: str, kind: str = "glsl"):
+    binary = toolchain.compile_shader(source.encode(), kind, "k")
+    return load._with_lines(load.decode(binary, "k"), kind, "k", source)
+
+
+def refused(module, text: str, kind: str = "glsl") -> list[str]:
+    try:
+        check_kept(module, {"k": (text, text)}, kind, "cc")
+    except InputError as error:
+        return [str(error.position)] + [error.message]
+    return []
+
+
+SPIN = """#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer B { uint flag; uint data; };
+shared uint s;
+void main() {
+    uint i = 0u;
+    for (uint j = 0u; j < 3u; j++) { i += j; }
+    while (flag == 0u) {
+    }
+    atomicAdd(data, i); s = 1u;
+}
+"""
+
+
+def test_a_module_that_keeps_everything_passes():
+    assert refused(module_of(SPIN), SPIN) == []
+
+
+def test_an_atomic_the_module_lacks_is_refused_at_its_statement():
+    """The same module against a source with one more atomic on line 10 (two calls there now)."""
+    more = SPIN.replace("atomicAdd(data, i);", "atomicAdd(data, i); atomicOr(data, 1u);")
+    found = refused(module_of(SPIN), more)
+    assert found[0] == "k:10:25" and "cc compiled atomicOr without an atomic instruction (1 of 2 kept here)" in found[1]
+
+
+def test_a_wait_the_module_lacks_is_refused_and_a_local_loop_is_not_asked_for():
+    """A source whose line 7 waits on `flag` where the module has only the local loop."""
+    moved = SPIN.replace("for (uint j = 0u; j < 3u; j++)", "while (flag == 2u)  ")
+    found = refused(module_of(SPIN), moved)
+    assert found[0] == "k:7:5" and "left no read of 'flag'" in found[1]
+
+
+def test_code_the_preprocessor_removed_is_not_asked_for():
+    source = SPIN.replace("    atomicAdd(data, i); s = 1u;\n", "#if 0\n    atomicAdd(data, i);\n#endif\n    s = 1u;\n")
+    active = toolchain.preprocessed(source.encode(), "glsl", "k")
+    module = module_of(source)
+    check_kept(module, {"k": (source, active)}, "glsl", "cc")  # glslang -E blanks the inactive line
+    with pytest.raises(InputError, match="atomicAdd"):  # without the preprocessor's view it would be asked for
+        check_kept(module, {"k": (source, source)}, "glsl", "cc")
+
+
+HLSL_UNCALLED = """RWStructuredBuffer<uint> b;
+void helper() {
+    InterlockedAdd(b[0], 1);
+}
+[numthreads(1, 1, 1)]
+void main() {
+    while (b[1] == 0) {}
+}
+"""
+
+
+def test_a_function_the_module_does_not_have_is_not_asked_for():
+    """Slang leaves out a function nobody calls: its atomic is not missing."""
+    assert refused(module_of(HLSL_UNCALLED, "hlsl"), HLSL_UNCALLED, "hlsl") == []
+
+
+def test_the_copyright_sign_is_read(monkeypatch, capsys):
+    """A non-ASCII character in a comment: glslang's -g cuts it in OpSource, which the
+    decoder refused ('a literal string is not UTF-8'); now read leniently, the lines
+    from the file itself."""
+    status, out, err = run(["check", "--expect-header", "tas_spinlock_copyright.comp"], monkeypatch, capsys)
+    assert status == 0, err
+    assert "all 11 expected verdicts hold" in out
+    status, out, err = run(["check", "-m", "unfair", "--witness", "tas_spinlock_copyright.comp"], monkeypatch, capsys)
+    assert status == 1, err
+    assert "tas_spinlock_copyright.comp:26  while (atomicExchange(lock, 1u) != 0u) {" in out
+
+
+@pytest.mark.parametrize("name", ["tas_spinlock.glsl", "tas_spinlock.comp.glsl"])
+def test_glsl_suffixes_are_kernels(name, tmp_path, monkeypatch, capsys):
+    """`.glsl` (and so `.comp.glsl`) was read as an .axb test."""
+    (tmp_path / name).write_bytes((REPRO / "tas_spinlock.glsl").read_bytes())
+    status, out, err = run(["check", "--expect-header", name], monkeypatch, capsys, tmp_path)
+    assert status == 0, err
+    assert "tas_spinlock: all 11 expected verdicts hold" in out  # the test's name: the file's without .comp.glsl
