@@ -204,7 +204,8 @@ def check_system(
     every query allow it (`progress.core.reduce`, section 11): the same
     verdicts, fewer states, lassos of the original system. `engine`:
     "auto" (past KERNEL_LARGE states the compiled checker), "python" or
-    "compiled" (for tests and benchmarks)."""
+    "compiled" (for tests and benchmarks; a kernel the compiled explorer
+    does not take, `compiles`, stays here)."""
     budget = kernel_budget(max_states, time_limit, max_memory, bounded)
     grouping = Grouping(system.groups)
     hierarchy = Hierarchy.of_sizes(system.groups, getattr(system, "subgroup_size", None))
@@ -221,7 +222,8 @@ def check_system(
             verdicts = _decide_all(explored, queries, budget, witnesses, grouping.n_threads, grouping, hierarchy)
             verdicts = [_expanded(reduced, v, q) for v, q in zip(verdicts, queries)]
         else:
-            found = None if engine == "compiled" else _explore_or_none(system, budget, engine == "auto")
+            compiled = engine == "compiled" and compiles(system)
+            found = None if compiled else _explore_or_none(system, budget, engine == "auto")
             if found is None:
                 verdicts = _check_compiled(system, queries, budget, witnesses, grouping, hierarchy)
             else:
@@ -237,12 +239,18 @@ checker (progress/core/kernel_jit.py, kernel_decide.py) unless the caller's
 state bound is at most this; smaller ones stay here, without numba's start-up."""
 
 
+def compiles(system: System) -> bool:
+    """Whether the compiled explorer takes `system`: a kernel with step tables
+    (`kernel_jit.Tabled`) and without collective (subgroup) steps."""
+    return hasattr(system, "step_result") and not getattr(system, "collective", False)
+
+
 def _explore_or_none(system: System, budget: Budget, handing: bool = True) -> ProgramLTS | None:
     """The program LTS by `explore_system`, or None once it passes KERNEL_LARGE
     states where the compiled explorer can take over (`handing`; the budget's
     other bounds still stop it here)."""
     small = budget.max_states is not None and budget.max_states <= KERNEL_LARGE
-    if not handing or not hasattr(system, "step_result") or small:
+    if not handing or not compiles(system) or small:
         return explore_system(system, budget)
     probe = Budget(KERNEL_LARGE, None, max_bytes=budget.max_bytes, hint=budget.hint)
     probe.deadline = budget.deadline
