@@ -22,3 +22,16 @@ def test_an_atomic_with_a_conditional_argument_is_kept():
     assert len(atomics) == 1 and atomics[0].source is None  # the case: no line of its own
     (final,) = terminal_memories(kernel_system(path, LaunchSettings()), None, None)
     assert dict(final) == {"flags[0]": 2, "flags[1]": 1}  # gid.x ? 1u : 2u
+
+
+def test_an_hlsl_entry_point_other_than_main():
+    """Slang compiles the `--entry` it is given and names it `main` in the module: the
+    loader looked for the given name there ('no entry point named ... the module has
+    main'), so no HLSL kernel but `main` could be checked."""
+    path = DATA / "two_entries.hlsl"
+    given = LaunchSettings(entry="Spin", workgroups=1, buffers={"flags": 2})
+    (final,) = terminal_memories(kernel_system(path, given), None, None)
+    assert dict(final) == {"flags[0]": 1, "flags[1]": 5}
+    given = LaunchSettings(entry="Init", workgroups=2, buffers={"flags": 2})
+    (final,) = terminal_memories(kernel_system(path, given), None, None)
+    assert dict(final) == {"flags[0]": 0, "flags[1]": 0}
