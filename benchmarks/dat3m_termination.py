@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from progress.core.analyze import queries_for  # noqa: E402
 from progress.core.registry import all_models  # noqa: E402
 from progress.errors import InputError  # noqa: E402
 from progress.front.header import LaunchSettings  # noqa: E402
+from progress.front.spirv.toolchain import tool_version  # noqa: E402
 
 
 def verdicts(name: str, folder: Path = DAT3M) -> dict[tuple[str, str], bool | None] | str:
@@ -56,9 +56,7 @@ def main() -> None:
     parser.add_argument("--dat3m", type=Path, default=DAT3M, help="the folder of Dat3M's termination tests")
     folder = parser.parse_args().dat3m.resolve()
     os.chdir(REPO)
-    tools = [
-        subprocess.run([t, "--version"], capture_output=True, text=True).stdout.split("\n")[0] for t in ("spirv-as",)
-    ]
+    tools = [tool_version(t).split("\n")[0] for t in ("spirv-as",)]  # the toolchain's own, not PATH's
     print("# Dat3M's SPIR-V termination tests against ours\n")
     print(f"Written by `python benchmarks/dat3m_termination.py`; spirv-as: {tools[0]}.\n")
     print("| file | Dat3M's hierarchy | Dat3M expects | ours (weak, strong) | agree |")

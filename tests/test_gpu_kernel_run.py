@@ -250,7 +250,7 @@ def test_optimized_kernels_with_loop_phis_give_the_same_bytes(engine, name):
     upgrade error"), these three it takes."""
     path = LITMUS / name
     _, launch, _ = prepared(str(path), LaunchSettings())
-    optimized = load_kernel(path.read_bytes(), path.name, kind_of(path) or "", optimized=True)
+    optimized = load_kernel(path.read_bytes(), path.name, kind_of(path) or "", optimized=True, origin=path.parent)
     assert any(i.opcode == "OpPhi" for i in optimized.module.instructions)
     done = instrument(optimized.module, optimized.entry.name)
     instrumented = replace(launch, binary=encode(without_line_info(done.module)), sites=done.sites)

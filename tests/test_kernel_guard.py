@@ -53,7 +53,7 @@ def test_the_hazards_get_the_sources_verdicts_through_slang(name, monkeypatch, c
 def through_glslang(monkeypatch) -> None:
     """Force HLSL through glslang's HLSL front end (the old path) and name it so."""
     monkeypatch.setattr(
-        load, "compile_shader", lambda data, kind, name, entry, limits: toolchain.glslang_hlsl(data, name)
+        load, "compile_shader", lambda data, kind, name, entry, limits, defines=(): toolchain.glslang_hlsl(data, name)
     )
     monkeypatch.setitem(load.COMPILER, "hlsl", "glslang (HLSL)")
 
@@ -170,4 +170,4 @@ def test_glsl_suffixes_are_kernels(name, tmp_path, monkeypatch, capsys):
     (tmp_path / name).write_bytes((REPRO / "tas_spinlock.glsl").read_bytes())
     status, out, err = run(["check", "--expect-header", name], monkeypatch, capsys, tmp_path)
     assert status == 0, err
-    assert "all 11 expected verdicts hold" in out
+    assert "tas_spinlock: all 11 expected verdicts hold" in out  # the test's name: the file's without .comp.glsl

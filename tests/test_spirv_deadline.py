@@ -37,7 +37,7 @@ def test_the_loaders_module_is_valid_by_itself():
 
 
 def loaded(path: Path, optimized: bool = False):
-    return load_kernel(path.read_bytes(), path.name, kind_of(path) or "", optimized=optimized)
+    return load_kernel(path.read_bytes(), path.name, kind_of(path) or "", optimized=optimized, origin=path.parent)
 
 
 @pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.name)

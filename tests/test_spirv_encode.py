@@ -27,7 +27,9 @@ def litmus_binaries() -> dict[str, bytes]:
     found = {}
     for path in sorted(LITMUS.iterdir()):
         for optimized in (False, True):
-            loaded = load_kernel(path.read_bytes(), path.name, kind_of(path) or "", optimized=optimized)
+            loaded = load_kernel(
+                path.read_bytes(), path.name, kind_of(path) or "", optimized=optimized, origin=path.parent
+            )
             found[f"{path.name}{' -O' if optimized else ''}"] = loaded.binary
     return found
 

@@ -2,11 +2,12 @@
 `NonSemantic.ClspvReflection` extended instructions, unnamed runtime arrays,
 a WorkgroupSize made of specialization constants), DXC's (SPIR-V 1.0,
 `Uniform` + `BufferBlock` structured buffers, a wrapper entry point) and
-Slang's (`OpSource Slang`, a SourceLanguage newer than Debian's grammar).
-The kernels are litmus/kernels/clspv_message_passing.spvasm and
-dxc_ticket_lock.spvasm (written by hand in those compilers' styles, verdicts
-reasoned there); the oracles are their glslang twins message_passing.comp and
-hlsl_ticket_lock.hlsl, checked the same way."""
+Slang's (`OpSource Slang`, a SourceLanguage newer than Debian's grammar,
+NonSemantic.Shader.DebugInfo.100). The kernels are litmus/kernels/
+clspv_message_passing.spvasm and dxc_ticket_lock.spvasm (written by hand in
+those compilers' styles) and slang_cas_lock.spvasm (Slang's own output),
+verdicts reasoned there; the oracles are their glslang twins, checked the
+same way."""
 
 from __future__ import annotations
 
@@ -38,7 +39,11 @@ def verdicts(path: Path, given: LaunchSettings | None = None) -> dict[tuple[str,
 
 @pytest.mark.parametrize(
     "other, glslang",
-    [("clspv_message_passing.spvasm", "message_passing.comp"), ("dxc_ticket_lock.spvasm", "hlsl_ticket_lock.hlsl")],
+    [
+        ("clspv_message_passing.spvasm", "message_passing.comp"),
+        ("dxc_ticket_lock.spvasm", "hlsl_ticket_lock.hlsl"),
+        ("slang_cas_lock.spvasm", "tas_spinlock.comp"),  # a compare-and-swap lock is a test-and-set lock here
+    ],
 )
 def test_another_compilers_module_has_its_glslang_twins_verdicts(other: str, glslang: str):
     assert verdicts(KERNELS / other) == verdicts(KERNELS / glslang)

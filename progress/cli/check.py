@@ -10,7 +10,7 @@ import time
 import click
 
 from progress.cli.inputs import AXB_SUFFIXES, KERNEL_SUFFIXES, STDIN, display, expand_each, read_text
-from progress.cli.launch_options import constant_options
+from progress.cli.launch_options import compile_options, constant_options
 from progress.cli.verdict_table import nearest_table, table_expectations
 from progress.core.analyze import FAIRNESSES, check_program, queries_for
 from progress.core.model_spec import parse_models
@@ -124,6 +124,7 @@ of every later collection. 4% of the 483-test JSON check (bench_scale.py)."""
     "--optimize", is_flag=True, default=None, help="Kernels: also check the spirv-opt -O module and say what differs."
 )
 @constant_options
+@compile_options
 def check(
     paths,
     model_names,

@@ -26,9 +26,12 @@ from progress.front.header import (
     add_push,
     add_spec,
     kernel_expectations,
+    parse_define,
     parse_entry,
+    parse_include_dir,
     parse_init,
     parse_local_size,
+    parse_subgroup_size,
     parse_workgroups,
 )
 from progress.front.spirv.kernel import KernelSystem
@@ -79,7 +82,7 @@ def check_kernel(
     name = display(path)
     data = read_bytes(path)
     kind = kind_of(path) or "spv"
-    loaded = load_kernel(data, name, kind, given)
+    loaded = load_kernel(data, name, kind, given, origin=_origin(path))
     expected = None if known is None else _expectations(loaded, name, kind, known)
     options = {
         "max_states": max_states,
@@ -95,7 +98,11 @@ def check_kernel(
         return KernelResult((source,), notes, expected)
     try:
         optimized = _checked(
-            load_kernel(data, name, kind, given, optimized=True), test_name(name) + OPTIMIZED, name, queries, options
+            load_kernel(data, name, kind, given, optimized=True, origin=_origin(path)),
+            test_name(name) + OPTIMIZED,
+            name,
+            queries,
+            options,
         )
     except InputError as error:
         note = (
@@ -108,18 +115,16 @@ def check_kernel(
 
 
 def subgroup_notes(settings: LaunchSettings, system: KernelSystem) -> tuple[str, ...]:
-    """What a subgroup size (Dat3M's @Config T) means to the check: nothing yet, said once
-    a workgroup holds more than one subgroup."""
+    """What a subgroup size (--subgroup-size, Dat3M's @Config T) means to a plain
+    model's check, said once a workgroup holds more than one subgroup."""
     size = settings.subgroup_size
     if size is None or system.per_group <= size:
         return ()
     count = -(-system.per_group // size)
     return (
         f"{system.name}: {count} subgroups of {size} invocation{'s' if size > 1 else ''} per workgroup: "
-        "subgroups and the invocations "
-        "in them are fair here (docs/semantics.md section 8: every enabled invocation of a fair workgroup is "
-        "fair), so the verdicts are those of the workgroups, whatever the subgroups; subgroup operations are "
-        "refused",
+        "subgroups and the invocations in them are fair under a plain --model M, which is (M, fair, fair): "
+        "a scoped model such as --model OBE/HSA/unfair schedules them (docs/semantics.md section 10)",
     )
 
 
@@ -138,12 +143,28 @@ def _checked(loaded: LoadedKernel, test: str, path: str, queries, options) -> Ch
 def kernel_system(path: Path | str, given: LaunchSettings) -> KernelSystem:
     """The kernel in `path` as a System, launched by its header and `given` (`progress show`)."""
     name = display(path)
-    loaded = load_kernel(read_bytes(path), name, kind_of(path) or "spv", given)
+    loaded = load_kernel(read_bytes(path), name, kind_of(path) or "spv", given, origin=_origin(path))
     return launch_system(loaded, test_name(name), name)
 
 
+def _origin(path: Path | str) -> Path:
+    """The folder a kernel file's quoted `#include`s start from (standard input: the working folder)."""
+    return Path(".") if str(path) == "-" else Path(path).parent
+
+
 def given_settings(
-    workgroups, buffers, inits, entry, optimize, specs=(), pushes=(), local_size=None, workgroup_limit=None
+    workgroups,
+    buffers,
+    inits,
+    entry,
+    optimize,
+    specs=(),
+    pushes=(),
+    local_size=None,
+    workgroup_limit=None,
+    subgroup_size=None,
+    defines=(),
+    include_dirs=(),
 ) -> LaunchSettings:
     """The command line's launch settings (they override each kernel header's);
     `workgroup_limit`: a larger bound on --workgroups (an unchecked device run)."""
@@ -165,6 +186,9 @@ def given_settings(
         spec=tuple(spec),
         push=tuple(push),
         local_size=None if local_size is None else parse_local_size(local_size),
+        subgroup_size=None if subgroup_size is None else parse_subgroup_size(subgroup_size),
+        defines=tuple(parse_define(text) for text in defines),
+        include_dirs=tuple(parse_include_dir(text) for text in include_dirs),
     )
 
 

@@ -64,7 +64,7 @@ def prepared(
     "break" makes the module the WebGPU page runs (no occupiers in a kernel
     with a barrier, as there)."""
     name = display(path)
-    loaded = load_kernel(read_bytes(path), name, kind_of(path) or "spv", given)
+    loaded = load_kernel(read_bytes(path), name, kind_of(path) or "spv", given, origin=Path(path).parent)
     barrier = any(i.opcode == "OpControlBarrier" for i in loaded.module.instructions)
     launch = kernel_launch(loaded, name, leave, occupiers=leave == "return" or not barrier)
     return loaded, launch, launch_system(loaded, Path(name).stem, name) if check else None

@@ -1,6 +1,7 @@
 """The kernel launch options that set what a kernel reads as constants:
 `--spec`, `--push`, `--local-size` (docs/kernels.md, "Launch settings"),
-as one decorator for the commands that launch kernels (`check`, `show`).
+as one decorator for the commands that launch kernels (`check`, `show`);
+and how a GLSL/HLSL kernel is compiled, `-D` and `-I` (`compile_options`).
 Light: the SPIR-V front end is imported only when a kernel is read."""
 
 from __future__ import annotations
@@ -30,11 +31,44 @@ OPTIONS = (
         metavar="X[,Y,Z]",
         help="Kernels: the workgroup size, where it is a specialization constant or read as gl_WorkGroupSize.",
     ),
+    click.option(
+        "--subgroup-size",
+        metavar="N",
+        help="Kernels: invocations per subgroup (default: the whole workgroup; docs/semantics.md section 10).",
+    ),
 )
 
 
+COMPILE_OPTIONS = (
+    click.option(
+        "-D",
+        "--define",
+        "defines",
+        multiple=True,
+        metavar="NAME[=VALUE]",
+        help="GLSL/HLSL kernels: a preprocessor macro, as for the compiler (repeatable).",
+    ),
+    click.option(
+        "-I",
+        "--include-dir",
+        "include_dirs",
+        multiple=True,
+        metavar="DIR",
+        help="GLSL/HLSL kernels: where #include looks after the including file's folder (repeatable).",
+    ),
+)
+
+
+def compile_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`command` with -D and -I (passed as `defines`, `include_dirs`)."""
+    for option in reversed(COMPILE_OPTIONS):
+        command = option(command)
+    return command
+
+
 def constant_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """`command` with the --spec, --push and --local-size options (passed as `specs`, `pushes`, `local_size`)."""
+    """`command` with the --spec, --push, --local-size and --subgroup-size options
+    (passed as `specs`, `pushes`, `local_size`, `subgroup_size`)."""
     for option in reversed(OPTIONS):
         command = option(command)
     return command

@@ -91,6 +91,11 @@ class LaunchSettings:
     local_size: tuple[int, int, int] | None = None
     inputs: tuple[Input, ...] = ()
     subgroup_size: int | None = None
+    defines: tuple[tuple[str, str | None], ...] = ()
+    """`-D NAME[=VALUE]` for the compiler's preprocessor (GLSL, HLSL), in the order given."""
+    include_dirs: tuple[str, ...] = ()
+    """`-I DIR`: where `#include` looks after the including file's folder (a header's are
+    relative to the kernel's folder), in the order given."""
 
     def overridden_by(self, other: LaunchSettings) -> LaunchSettings:
         """These settings with `other`'s given ones winning (see the module's contract)."""
@@ -105,6 +110,8 @@ class LaunchSettings:
             local_size=_given(other.local_size, self.local_size),
             inputs=tuple(i for i in self.inputs if i.name not in {o.name for o in other.inputs}) + other.inputs,
             subgroup_size=_given(other.subgroup_size, self.subgroup_size),
+            defines=tuple(d for d in self.defines if d[0] not in dict(other.defines)) + other.defines,
+            include_dirs=other.include_dirs + self.include_dirs,
         )
 
 
@@ -236,7 +243,7 @@ def launch_settings(text: str, path: str, kind: str) -> LaunchSettings:
     pattern = re.compile(_SETTINGS_LINE.pattern.format(marker=re.escape(marker)))
     values: dict[str, object] = {}
     buffers: dict[str, int] = {}
-    items: dict[str, list] = {"init": [], "push": [], "spec": []}
+    items: dict[str, list] = {"init": [], "push": [], "spec": [], "define": [], "include": []}
     for number, line in enumerate(lines[: header_lines(text, marker)], start=1):
         match = pattern.match(line)
         if match is None:
@@ -255,11 +262,34 @@ def launch_settings(text: str, path: str, kind: str) -> LaunchSettings:
         spec=tuple(items["spec"]),
         push=tuple(items["push"]),
         local_size=values.get("local-size"),  # type: ignore[arg-type]
+        subgroup_size=values.get("subgroup-size"),  # type: ignore[arg-type]
+        defines=tuple(items["define"]),
+        include_dirs=tuple(items["include"]),
     )
 
 
 FLAGS = ("--optimize",)
-VALUED = ("--workgroups", "--buffer", "--init", "--entry", "--spec", "--push", "--local-size")
+VALUED = (
+    "--workgroups",
+    "--buffer",
+    "--init",
+    "--entry",
+    "--spec",
+    "--push",
+    "--local-size",
+    "--subgroup-size",
+    "-D",
+    "-I",
+)
+MAX_SUBGROUP = 128
+"""The largest subgroup SPIR-V's masks describe (four 32-bit words)."""
+
+
+def parse_subgroup_size(text: str) -> int:
+    """`--subgroup-size N`: 1..MAX_SUBGROUP invocations per subgroup."""
+    if not re.fullmatch(r"[0-9]{1,4}", text.strip()) or not 1 <= int(text) <= MAX_SUBGROUP:
+        raise UsageError(f"--subgroup-size wants a whole number from 1 to {MAX_SUBGROUP}, not {_shown(text)}")
+    return int(text)
 
 
 def _options(rest: str, start: int, number: int, lines: list[str], path: str) -> Iterator[tuple[str, str, int]]:
@@ -269,7 +299,15 @@ def _options(rest: str, start: int, number: int, lines: list[str], path: str) ->
     while at < len(tokens):
         token, column = tokens[at]
         option, equals, inline = token.partition("=")
-        if option in FLAGS and not equals:
+        if token[:2] in ("-D", "-I") and len(token) > 2:  # -DNAME=VALUE, -IDIR
+            yield token[:2], token[2:], column + 2
+            at += 1
+        elif token in ("-D", "-I"):
+            if at + 1 >= len(tokens):
+                raise error_at(f"{token} needs a value", number, column, lines, path)
+            yield token, tokens[at + 1][0], tokens[at + 1][1]
+            at += 2
+        elif option in FLAGS and not equals:
             yield option, "", column
             at += 1
         elif option in VALUED and equals:
@@ -296,6 +334,10 @@ def _apply(option: str, value: str, values: dict[str, object], buffers: dict[str
         add_push(value, items["push"])
     elif option == "--spec":
         add_spec(value, items["spec"])
+    elif option == "-D":
+        items["define"].append(parse_define(value))
+    elif option == "-I":
+        items["include"].append(parse_include_dir(value))
     else:
         key = option[2:]
         if key in values:
@@ -304,8 +346,28 @@ def _apply(option: str, value: str, values: dict[str, object], buffers: dict[str
             values[key] = True
         elif key == "workgroups":
             values[key] = parse_workgroups(value)
+        elif key == "subgroup-size":
+            values[key] = parse_subgroup_size(value)
         else:
             values[key] = parse_local_size(value) if key == "local-size" else parse_entry(value)
+
+
+_DEFINE = re.compile(r"([A-Za-z_]\w*)(?:=(.*))?", re.DOTALL)
+
+
+def parse_define(text: str) -> tuple[str, str | None]:
+    """`NAME` or `NAME=VALUE` (`-D`): a preprocessor macro; a UsageError if NAME is no identifier."""
+    match = _DEFINE.fullmatch(text)
+    if match is None or "\n" in text:
+        raise UsageError(f"-D wants NAME or NAME=VALUE (NAME an identifier), not {_shown(text)}")
+    return match.group(1), match.group(2)
+
+
+def parse_include_dir(text: str) -> str:
+    """`-I DIR`: a folder for `#include` (checked when a kernel includes a file)."""
+    if not text or "\n" in text or "\0" in text:
+        raise UsageError(f"-I wants a folder, not {_shown(text)}")
+    return text
 
 
 def add_buffer(text: str, buffers: dict[str, int]) -> None:

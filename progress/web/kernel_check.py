@@ -120,7 +120,7 @@ def load_text(text: str, language: str, fields: LaunchFields, limits: Limits) ->
     data = text.encode("utf-8")
     if not data.strip():
         raise InputError("the kernel is empty: write a compute shader (or pick an example)")
-    return load_kernel(data, SOURCES[language], language, given, limits=tool_limits(limits))
+    return load_kernel(data, SOURCES[language], language, given, limits=tool_limits(limits), origin=None)
 
 
 def tool_limits(limits: Limits) -> ToolLimits:

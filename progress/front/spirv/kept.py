@@ -20,7 +20,8 @@ compiler)` compares the module, as the compiler produced it (before any
 the text as the preprocessor leaves it (inactive `#if` branches blank, line
 numbers kept: `glslangValidator -E`): a line blank there is not asked for.
 Only functions the module has code of are checked (a function nobody calls
-may be left out). Lines come from the module's debug lines; a module
+may be left out). Lines come from the module's debug lines (an instruction
+without one takes the last line before it in its function); a module
 without any is not checked. Every problem is an InputError at its line,
 together in one InputErrors (exit 2). Pure.
 """
@@ -32,7 +33,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from progress.errors import InputError, InputErrors, SourcePosition
-from progress.front.spirv.ir import Id, Instruction, Module
+from progress.front.spirv.ir import Id, Instruction, Module, SourceLine
 
 ATOMIC_CALL = {
     "glsl": re.compile(r"\b(atomic(?:Add|Min|Max|And|Or|Xor|Exchange|CompSwap|Load|Store)|imageAtomic\w+)\s*\("),
@@ -66,18 +67,35 @@ def check_kept(module: Module, sources: Mapping[str, tuple[str, str]], kind: str
         return
     atomics = _atomic_lines(module)
     reads = _read_lines(module)
-    names = _memory_names(module)
+    texts = {file: _inactive_blank(_blank(raw), active) for file, (raw, active) in sources.items()}
+    memory = _memory_names(module).union(*(_declared_memory(text) for text in texts.values()))
+    functions = [(file, *found) for file, text in texts.items() for found in _functions(text)]
+    present = _present(functions, texts, lines)
     problems: list[InputError] = []
-    for file, (raw, active) in sources.items():
-        text = _inactive_blank(_blank(raw), active)
-        memory = names | _declared_memory(text)
-        for first, last, body in _functions(text):
-            if not any(first <= line <= last for line in lines.get(file, ())):
-                continue
-            problems += _missing_atomics(file, raw, text, body, atomics.get(file, []), kind, compiler)
-            problems += _deleted_waits(file, raw, text, body, reads.get(file, set()), memory, compiler)
+    for file, name, _first, _last, body in functions:
+        if name not in present:
+            continue
+        raw, text = sources[file][0], texts[file]
+        problems += _missing_atomics(file, raw, text, body, atomics.get(file, []), kind, compiler)
+        problems += _deleted_waits(file, raw, text, body, reads.get(file, set()), memory, compiler)
     if problems:
         raise InputErrors(problems)
+
+
+def _present(
+    functions: list[tuple[str, str, int, int, tuple[int, int]]], texts: Mapping[str, str], lines: Mapping[str, set[int]]
+) -> set[str]:
+    """The functions the module has code of, and those they call (inlined, or deleted with
+    what the compiler dropped), by name."""
+    present = {name for file, name, first, last, _ in functions if any(first <= n <= last for n in lines.get(file, ()))}
+    bodies = {name: texts[file][body[0] : body[1]] for file, name, _, _, body in functions}
+    calls = {name: set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", body)) & bodies.keys() for name, body in bodies.items()}
+    pending = list(present)
+    while pending:
+        for callee in calls.get(pending.pop(), set()) - present:
+            present.add(callee)
+            pending.append(callee)
+    return present
 
 
 # --- the module -----------------------------------------------------------------
@@ -91,11 +109,25 @@ def _module_lines(module: Module) -> dict[str, set[int]]:
     return found
 
 
+def _located(module: Module) -> Iterator[tuple[Instruction, SourceLine]]:
+    """Each instruction of a function with its source line; one without a line takes the
+    last line before it in its function. A line applies only to its own block, and Slang
+    writes none in the merge block of a `?:`: `InterlockedExchange(b[i], c ? 1 : 2, t)`
+    has its OpAtomicExchange there, after the branches, and would count as dropped."""
+    last: SourceLine | None = None
+    for inst in module.instructions:
+        if inst.opcode == "OpFunction":
+            last = None
+        last = inst.source or last
+        if last is not None:
+            yield inst, last
+
+
 def _atomic_lines(module: Module) -> dict[str, list[int]]:
     found: dict[str, list[int]] = {}
-    for inst in module.instructions:
-        if inst.opcode.startswith("OpAtomic") and inst.source is not None:
-            found.setdefault(inst.source.file, []).append(inst.source.line)
+    for inst, source in _located(module):
+        if inst.opcode.startswith("OpAtomic"):
+            found.setdefault(source.file, []).append(source.line)
     return found
 
 
@@ -103,12 +135,10 @@ def _read_lines(module: Module) -> dict[str, set[int]]:
     """File -> the lines with a read of memory (a load not rooted in a local variable, or an atomic)."""
     definitions = {i.result: i for i in module.instructions if i.result is not None}
     found: dict[str, set[int]] = {}
-    for inst in module.instructions:
-        if inst.source is None:
-            continue
+    for inst, source in _located(module):
         atomic = inst.opcode.startswith("OpAtomic")
         if atomic or (inst.opcode == "OpLoad" and not _local(inst.operands[0], definitions)):
-            found.setdefault(inst.source.file, set()).add(inst.source.line)
+            found.setdefault(source.file, set()).add(source.line)
     return found
 
 
@@ -163,14 +193,15 @@ def _line(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def _functions(text: str) -> Iterator[tuple[int, int, tuple[int, int]]]:
-    """(first line, last line, body offsets) of each top-level `name(...) {...}`."""
+def _functions(text: str) -> Iterator[tuple[str, int, int, tuple[int, int]]]:
+    """(name, first line, last line, body offsets) of each top-level `name(...) {...}`."""
     for header, open_at, close_at in _top_blocks(text):
         head = header.rstrip()
         head = re.sub(r"\s*:\s*\w+\s*$", "", head)  # an HLSL semantic after the parameters
         if head.endswith(")") and "=" not in head and not re.search(r"\b(buffer|uniform|shared|struct)\b", head):
+            name = re.search(r"([A-Za-z_]\w*)\s*\([^()]*\)$", head)
             name_at = open_at - len(header) + len(header) - len(header.lstrip())
-            yield _line(text, name_at), _line(text, close_at), (open_at + 1, close_at)
+            yield (name.group(1) if name else ""), _line(text, name_at), _line(text, close_at), (open_at + 1, close_at)
 
 
 def _top_blocks(text: str) -> Iterator[tuple[str, int, int]]:

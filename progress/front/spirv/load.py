@@ -19,6 +19,7 @@ Source lines of assembly are the assembly's lines (one instruction a line).
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from progress.front.dat3m_header import assembly_settings
 from progress.front.header import LaunchSettings, launch_settings
 from progress.front.spirv.asmlines import assembly_lines
 from progress.front.spirv.decode import decode
+from progress.front.spirv.include import expand, missing_message, split_by_file
 from progress.front.spirv.inputs import input_launch
 from progress.front.spirv.ir import EntryPoint, Module, ModuleView, StructType, Variable
 from progress.front.spirv.kept import check_kept
@@ -37,6 +39,7 @@ from progress.front.spirv.specialize import specialize
 from progress.front.spirv.subset import check_subset
 from progress.front.spirv.toolchain import (
     DEFAULT_LIMITS,
+    Defines,
     ToolLimits,
     assemble,
     compile_shader,
@@ -46,6 +49,7 @@ from progress.front.spirv.toolchain import (
     validator_instruction,
 )
 from progress.front.wgsl.compile import FILE_NAME, wgsl_to_spirv
+from progress.source import source_lines
 
 KIND_OF_SUFFIX = {
     ".comp": "glsl",
@@ -80,9 +84,12 @@ class LoadedKernel:
 
 
 def test_name(path: str | Path) -> str:
-    """A kernel file's name without its kind's suffix (`mp.spv.dis` -> `mp`), as reports call it."""
+    """A kernel file's name without its kind's suffix (`mp.spv.dis`, `mp.comp.glsl` -> `mp`), as reports call it."""
     name = Path(path).name
-    return name[: -len(".spv.dis")] if name.lower().endswith(".spv.dis") else Path(name).stem
+    for double in (".spv.dis", ".comp.glsl"):
+        if name.lower().endswith(double):
+            return name[: -len(double)]
+    return Path(name).stem
 
 
 def kind_of(path: str | Path) -> str | None:
@@ -100,9 +107,12 @@ def load_kernel(
     given: LaunchSettings | None = None,
     optimized: bool = False,
     limits: ToolLimits = DEFAULT_LIMITS,
+    origin: Path | None = None,
 ) -> LoadedKernel:
     """The kernel in `data`, shown as `name` (see the module's contract);
-    each external tool runs within `limits`."""
+    each external tool runs within `limits`. `origin`: the kernel file's folder,
+    where its quoted `#include`s and its header's `-I` folders start; None (the
+    playground): `#include` is refused."""
     if kind not in ("glsl", "hlsl", "wgsl", "spvasm", "spv"):
         raise InputError(f"{name}: unknown kernel kind {kind!r}")
     if not data.strip():
@@ -120,19 +130,50 @@ def load_kernel(
         loaded = _finish(compiled.binary, name, text, header, given, optimized, kind, limits)
         return replace(loaded, notes=compiled.notes)
     if kind == "spvasm":
-        binary = assemble(data, name, limits)
-    else:
-        binary = compile_shader(data, kind, name, entry if kind == "hlsl" else None, limits)
-        guard_compiled(binary, data, kind, name, text, limits)
-    return _finish(binary, name, text, header, given, optimized, kind, limits)
+        return _finish(assemble(data, name, limits), name, text, header, given, optimized, kind, limits)
+    if origin is not None:
+        header = replace(header, include_dirs=tuple(str(origin / d) for d in header.include_dirs))
+    wanted = header.overridden_by(given)
+    dirs = tuple(Path(d) for d in wanted.include_dirs)
+    expanded = expand(text, name, COMPILED_NAME[kind], kind, origin, dirs)
+    source = expanded.text.encode() if expanded.included else data
+    try:
+        binary = compile_shader(source, kind, name, entry if kind == "hlsl" else None, limits, wanted.defines)
+    except InputError as error:
+        raise missing_message(expanded, _relined(error, name, text)) from None
+    guard_compiled(binary, source, kind, name, expanded.files, limits, defines=wanted.defines)
+    return _finish(binary, name, text, header, given, optimized, kind, limits, expanded.files[1:])
+
+
+def _relined(error: InputError, name: str, text: str) -> InputError:
+    """`error` with the kernel's own line shown (the compiler saw the source with its includes in place)."""
+    position = error.position
+    if position is None or position.path != name:
+        return error
+    lines = source_lines(text)
+    shown = lines[position.line - 1] if 0 < position.line <= len(lines) else ""
+    token = re.search(r"'([^']+)'", error.message)  # glslang's column: the quoted token's
+    column = shown.find(token.group(1)) + 1 if token and token.group(1) in shown else position.column
+    return InputError(error.message, replace(position, text=shown, column=column))
 
 
 def guard_compiled(
-    binary: bytes, data: bytes, kind: str, name: str, text: str, limits: ToolLimits, compiler: str | None = None
+    binary: bytes,
+    source: bytes,
+    kind: str,
+    name: str,
+    files: tuple[tuple[str, str], ...],
+    limits: ToolLimits,
+    compiler: str | None = None,
+    defines: Defines = (),
 ) -> None:
-    """Refuse a compiled GLSL/HLSL module that lost an atomic or a wait of its source (`kept.py`)."""
-    module = _with_lines(decode(binary, name), kind, name, text)
-    check_kept(module, {name: (text, preprocessed(data, kind, name, limits))}, kind, compiler or COMPILER[kind])
+    """Refuse a compiled GLSL/HLSL module that lost an atomic or a wait of its source (`kept.py`).
+    `source`: what was compiled; `files`: the kernel's text (first) and each file it included."""
+    module = _with_lines(decode(binary, name), kind, name, files[0][1], files[1:])
+    active = split_by_file(preprocessed(source, kind, name, limits, defines), COMPILED_NAME[kind])
+    active[name] = active.pop(COMPILED_NAME[kind], "")
+    sources = {file: (text, active.get(file, "")) for file, text in files}
+    check_kept(module, sources, kind, compiler or COMPILER[kind])
 
 
 def _finish(
@@ -144,12 +185,13 @@ def _finish(
     optimized: bool,
     kind: str | None,
     limits: ToolLimits,
+    included: tuple[tuple[str, str], ...] = (),
 ) -> LoadedKernel:
     removed: frozenset[str] = frozenset()
-    before = _with_lines(decode(binary, name), kind, name, text) if optimized else None
+    before = _with_lines(decode(binary, name), kind, name, text, included) if optimized else None
     if optimized:
         binary = optimize(binary, name, limits)
-    module = _with_lines(decode(binary, name), kind, name, text)
+    module = _with_lines(decode(binary, name), kind, name, text, included)
     if before is not None:
         module = _kept_aliases(before, module)
         removed = removed_names(before.view, module.view)
@@ -159,15 +201,19 @@ def _finish(
         raise InputError(f"{name}: the module has no entry point (OpEntryPoint)")
     _validate(module, binary, name, limits)
     settings = header.overridden_by(given)
-    module = specialize(module, settings.spec, settings.local_size, module.view.entry_point(settings.entry), name)
-    entry = check_subset(module, name, settings.entry)
+    chosen = None if kind == "hlsl" else settings.entry  # Slang compiled only that entry point, and calls it main
+    module = specialize(module, settings.spec, settings.local_size, module.view.entry_point(chosen), name)
+    entry = check_subset(module, name, chosen)
     return LoadedKernel(module, settings, text, binary, entry, removed)
 
 
-def _with_lines(module: Module, kind: str | None, name: str, text: str) -> Module:
-    """`module` with its source lines: the compiled source's, the assembly's, or the embedded source's."""
+def _with_lines(
+    module: Module, kind: str | None, name: str, text: str, included: tuple[tuple[str, str], ...] = ()
+) -> Module:
+    """`module` with its source lines: the compiled source's (and its included files'), the
+    assembly's, or the embedded source's."""
     if kind in COMPILED_NAME:
-        return attach_lines(module, {COMPILED_NAME[kind]: name}, {COMPILED_NAME[kind]: text})
+        return attach_lines(module, {COMPILED_NAME[kind]: name}, {COMPILED_NAME[kind]: text, **dict(included)})
     if kind == "spvasm":
         return assembly_lines(attach_lines(module), text, name)
     return attach_lines(module)

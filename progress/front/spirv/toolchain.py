@@ -57,12 +57,12 @@ OPT_FLAGS = ("-O",)
 VAL_FLAGS = ("--target-env", "vulkan1.3")
 MAGIC_BYTES = (b"\x03\x02\x23\x07", b"\x07\x23\x02\x03")
 
-_GLSLANG_ERROR = re.compile(r"^ERROR: (?:[^:\n]*):(\d+): (.*)$", re.MULTILINE)
+_GLSLANG_ERROR = re.compile(r"^ERROR: ([^:\n]*):(\d+): (.*)$", re.MULTILINE)
 _GLSLANG_GLOBAL = re.compile(r"^ERROR: (?!\d+ compilation errors)(.*)$", re.MULTILINE)
 _AS_ERROR = re.compile(r"^error: (\d+): (\d+): (.*)$", re.MULTILINE)
 _QUOTED = re.compile(r"'([^']+)'")
 _SLANG_ERROR = re.compile(
-    r"^error(?:\[\w+\])?: (.*)\n\s*--> [^\n]*?:(\d+):(\d+)\n(?:.*\n)*?\s*\|\s*\^+ ?(.*)$", re.MULTILINE
+    r"^error(?:\[\w+\])?: (.*)\n\s*--> ([^\n]*?):(\d+):(\d+)\n(?:.*\n)*?\s*\|\s*\^+ ?(.*)$", re.MULTILINE
 )
 _SLANG_BARE = re.compile(r"^(?:.*: )?error(?:\[\w+\])?:? (.*)$", re.MULTILINE)
 _VERSION = re.compile(r"^\s*;\s*Version:\s*(\S*)\s*$")
@@ -82,31 +82,51 @@ DEFAULT_LIMITS = ToolLimits()
 """The command line's: 60 s, memory unlimited."""
 
 
+Defines = tuple[tuple[str, str | None], ...]
+
+
 def compile_shader(
-    source: bytes, kind: str, name: str, entry: str | None = None, limits: ToolLimits = DEFAULT_LIMITS
+    source: bytes,
+    kind: str,
+    name: str,
+    entry: str | None = None,
+    limits: ToolLimits = DEFAULT_LIMITS,
+    defines: Defines = (),
 ) -> bytes:
     """The SPIR-V of a GLSL (`kind` "glsl") or HLSL ("hlsl") compute shader;
     `name` is how messages show the file. Every function here runs its tool
     within `limits` (an InputError past them)."""
     if kind == "hlsl":
-        flags = SLANG_FLAGS + ("-entry", entry or "main", "-stage", "compute")  # -stage is the -entry's
+        flags = SLANG_FLAGS + _slang_defines(defines) + ("-entry", entry or "main", "-stage", "compute")
         return _cached("slang", flags, source, lambda work: _slang(source, flags, name, work, limits))
-    return _cached(
-        "glslangValidator", GLSL_FLAGS, source, lambda work: _glslang(source, "comp", GLSL_FLAGS, name, work, limits)
-    )
+    flags = GLSL_FLAGS + _glslang_defines(defines)
+    return _cached("glslangValidator", flags, source, lambda work: _glslang(source, "comp", flags, name, work, limits))
 
 
-def glslang_hlsl(source: bytes, name: str, entry: str | None = None, limits: ToolLimits = DEFAULT_LIMITS) -> bytes:
+def _glslang_defines(defines: Defines) -> tuple[str, ...]:
+    return tuple(f"-D{name}" if value is None else f"-D{name}={value}" for name, value in defines)
+
+
+def _slang_defines(defines: Defines) -> tuple[str, ...]:
+    return tuple(part for name, value in defines for part in ("-D", name if value is None else f"{name}={value}"))
+
+
+def glslang_hlsl(
+    source: bytes, name: str, entry: str | None = None, limits: ToolLimits = DEFAULT_LIMITS, defines: Defines = ()
+) -> bytes:
     """glslang's HLSL front end (`-D -e ENTRY`, legalization on): not the path (it drops
     atomics and waits, docs/kernels.md); kept so that tests show the guard refusing it."""
-    flags = GLSL_FLAGS + ("-D", "-e", entry or "main")
+    flags = GLSL_FLAGS + ("-D", "-e", entry or "main") + _glslang_defines(defines)
     return _cached("glslangValidator", flags, source, lambda work: _glslang(source, "hlsl", flags, name, work, limits))
 
 
-def preprocessed(source: bytes, kind: str, name: str, limits: ToolLimits = DEFAULT_LIMITS) -> str:
-    """The source as glslang's preprocessor leaves it, lines where they were (`-E`; HLSL with `-D`)."""
+def preprocessed(
+    source: bytes, kind: str, name: str, limits: ToolLimits = DEFAULT_LIMITS, defines: Defines = ()
+) -> str:
+    """The source as glslang's preprocessor leaves it, lines where they were (`-E`; HLSL with `-D`),
+    `#line` directives kept."""
     suffix = "comp" if kind == "glsl" else "hlsl"
-    flags = PREPROCESS_FLAGS + (("-D", "-S", "comp") if kind == "hlsl" else ())
+    flags = PREPROCESS_FLAGS + (("-D", "-S", "comp") if kind == "hlsl" else ()) + _glslang_defines(defines)
     key = _key("glslangValidator", flags, source)
     entry = _entry(key, ".txt")
     if entry is not None and trusted_file(entry):
@@ -226,12 +246,14 @@ def _glslang(source: bytes, suffix: str, flags: tuple[str, ...], name: str, work
 
 def _glslang_error(output: str, source: bytes, name: str) -> InputError:
     lines = source_lines(source.decode("utf-8", errors="replace"))
-    located = [e for e in _GLSLANG_ERROR.findall(output) if "compilation terminated" not in e[1]]
+    located = [e[1:] for e in _GLSLANG_ERROR.findall(output) if "compilation terminated" not in e[2]]
+    files = [e[0] for e in _GLSLANG_ERROR.findall(output) if "compilation terminated" not in e[2]]
     if not located:
         problems = [m.strip() for m in _GLSLANG_GLOBAL.findall(output)] or [output.strip() or "no output"]
         return InputError(f"{name}: glslangValidator rejects the shader: " + "; ".join(problems))
     line, message = int(located[0][0]), located[0][1].strip()
     more = len(located) - 1
+    name, lines = _included(files[0], name, lines)
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     token = _QUOTED.search(message)
     column = text.find(token.group(1)) + 1 if token and token.group(1) in text else 1
@@ -253,12 +275,24 @@ def _slang_error(output: str, source: bytes, name: str) -> InputError:
     if located is None:
         problems = [m.strip() for m in _SLANG_BARE.findall(output)] or [output.strip() or "no output"]
         return InputError(f"{name}: Slang rejects the shader: " + "; ".join(problems))
-    headline, line, column, detail = located.group(1), int(located.group(2)), int(located.group(3)), located.group(4)
-    lines = source_lines(source.decode("utf-8", errors="replace"))
+    headline, file, detail = located.group(1), located.group(2), located.group(5)
+    line, column = int(located.group(3)), int(located.group(4))
+    name, lines = _included(file, name, source_lines(source.decode("utf-8", errors="replace")))
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     more = len(re.findall(r"^error", output, re.MULTILINE)) - 1
     suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more > 0 else ""
     return InputError((detail.strip() or headline.strip()) + suffix, SourcePosition(name, line, column, text))
+
+
+def _included(file: str, name: str, lines: list[str]) -> tuple[str, list[str]]:
+    """Where a compiler error is: the kernel (`kernel.*`, its lines), else an included file
+    (`#line` names it as `include.py` shows it), read for its line."""
+    if not file or Path(file).name in ("kernel.comp", "kernel.hlsl"):
+        return name, lines
+    try:
+        return file, source_lines(Path(file).read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return file, []
 
 
 def _spirv_as(source: bytes, flags: tuple[str, ...], name: str, work: Path, limits: ToolLimits) -> bytes:

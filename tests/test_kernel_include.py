@@ -1,0 +1,246 @@
+"""Issue 28, part 3: `#include` (quoted and angled, GL_GOOGLE_include_directive, as shaderc
+reads it) from the file's folder and `-I DIR`, and `-D NAME[=VALUE]`, for GLSL and HLSL; the
+playground keeps refusing includes. Every tree is written here, in tmp_path."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from progress.cli import main
+from progress.errors import InputError
+from progress.front.header import LaunchSettings
+from progress.front.spirv import load, toolchain
+from progress.front.spirv.include import MAX_DEPTH, expand, split_by_file
+
+EXPECT = (
+    "// expect: unfair F | fair/weak P | fair/strong P | HSA/weak P | HSA/strong P | OBE/weak F | OBE/strong F"
+    " | HSA+OBE/weak P | HSA+OBE/strong P | LOBE/weak P | LOBE/strong P"
+)
+KERNEL = (
+    """// progress: --workgroups 2
+"""
+    + EXPECT
+    + """
+#version 450
+#include "mp/buffers.h"
+#include <waits.h>
+layout(local_size_x = 1) in;
+void main() {
+    if (gl_WorkGroupID.x == 0u) {
+        data = VALUE;
+        atomicExchange(flag, 1u);
+    } else {
+        wait_for_flag();
+        got = data;
+    }
+}
+"""
+)
+BUFFERS = """#pragma once
+layout(set = 0, binding = 0) buffer B { uint flag; uint data; uint got; };
+#include "values.h"
+"""
+VALUES = """#ifndef VALUE
+#define VALUE 7u
+#endif
+"""
+WAITS = """#ifndef WAITS_H
+#define WAITS_H
+void wait_for_flag() {
+    while (atomicAdd(flag, 0u) == 0u) {
+    }
+}
+#endif
+"""
+
+
+def tree(root: Path) -> Path:
+    """kernels/mp.comp including kernels/mp/buffers.h (which includes values.h beside it,
+    quoted) and <waits.h> from lib/ (an -I folder)."""
+    (root / "kernels" / "mp").mkdir(parents=True)
+    (root / "lib").mkdir()
+    (root / "kernels" / "mp.comp").write_text(KERNEL)
+    (root / "kernels" / "mp" / "buffers.h").write_text(BUFFERS)
+    (root / "kernels" / "mp" / "values.h").write_text(VALUES)
+    (root / "lib" / "waits.h").write_text(WAITS)
+    return root / "kernels" / "mp.comp"
+
+
+def run(args: list[str], monkeypatch, capsys, cwd: Path) -> tuple[int, str, str]:
+    monkeypatch.chdir(cwd)
+    monkeypatch.setattr(sys, "stdout", sys.stdout)
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(arg) for arg in args])
+    captured = capsys.readouterr()
+    return exit_info.value.code, captured.out, captured.err
+
+
+def test_quoted_and_angled_includes_give_the_message_passing_verdicts(tmp_path, monkeypatch, capsys):
+    tree(tmp_path)
+    status, out, err = run(["check", "--expect-header", "-I", "lib", "kernels/mp.comp"], monkeypatch, capsys, tmp_path)
+    assert status == 0, err
+    assert "all 11 expected verdicts hold" in out
+
+
+def test_lines_in_an_included_file_are_its_own(tmp_path, monkeypatch, capsys):
+    """The wait is in lib/waits.h, line 4: the lasso says so, with that line's text."""
+    tree(tmp_path)
+    status, out, _ = run(
+        ["check", "-I", "lib", "-m", "OBE", "--witness", "kernels/mp.comp"], monkeypatch, capsys, tmp_path
+    )
+    assert status == 1
+    assert "lib/waits.h:4  while (atomicAdd(flag, 0u) == 0u) {" in out
+
+
+def test_angled_includes_look_only_in_the_include_folders(tmp_path, monkeypatch, capsys):
+    tree(tmp_path)
+    (tmp_path / "kernels" / "waits.h").write_text(WAITS)  # beside the kernel: not where <> looks
+    status, _, err = run(["check", "kernels/mp.comp"], monkeypatch, capsys, tmp_path)
+    assert status == 2
+    assert "kernels/mp.comp:5:1: error: #include <waits.h>: no such file in the -I folders (no -I folder given)" in err
+
+
+def test_defines_reach_the_preprocessor_and_the_command_line_wins(tmp_path, monkeypatch, capsys):
+    """VALUE is what workgroup 1 reads: 7 by default, 9 by the header's -D, 5 by the command line's."""
+    path = tree(tmp_path)
+
+    def got(*args: str) -> int:
+        from progress.cli.kernel import given_settings, kernel_system, terminal_memories
+
+        given = given_settings(None, [], [], None, None, include_dirs=["lib"], defines=list(args))
+        memories = set(terminal_memories(kernel_system(path, given), None, None))
+        return {dict(m)["got"] for m in memories}.pop()
+
+    monkeypatch.chdir(tmp_path)
+    assert got() == 7
+    path.write_text(KERNEL.replace("// progress: --workgroups 2", "// progress: --workgroups 2 -D VALUE=9u"))
+    assert got() == 9
+    assert got("VALUE=5u") == 5
+
+
+def test_a_header_include_folder_is_relative_to_the_kernel(tmp_path, monkeypatch, capsys):
+    path = tree(tmp_path)
+    path.write_text(KERNEL.replace("// progress: --workgroups 2", "// progress: --workgroups 2 -I ../lib"))
+    (tmp_path / "elsewhere").mkdir()
+    status, out, err = run(
+        ["check", "--expect-header", "../kernels/mp.comp"], monkeypatch, capsys, tmp_path / "elsewhere"
+    )
+    assert status == 0, err
+
+
+def test_a_missing_include_in_an_inactive_branch_is_no_error_and_lines_stay(tmp_path, monkeypatch, capsys):
+    """`#ifdef` around an include that is not there: skipped, as a preprocessor does; the
+    #line after the branch puts the later lines back (the error names line 8)."""
+    source = '#version 450\n#include "there.h"\n#ifdef NEVER\n#include "absent.h"\n#endif\n'
+    source += "layout(local_size_x = 1) in;\nvoid main() {\n    undeclared = 1u;\n}\n"
+    (tmp_path / "k.comp").write_text(source)
+    (tmp_path / "there.h").write_text("// one\n// two\n// three\n")
+    status, _, err = run(["check", "k.comp"], monkeypatch, capsys, tmp_path)
+    assert status == 2
+    assert "k.comp:8:5: error: 'undeclared' : undeclared identifier" in err
+    assert "    undeclared = 1u;" in err
+
+
+def test_an_include_cycle_without_a_guard_is_refused(tmp_path):
+    (tmp_path / "a.h").write_text('#include "b.h"\n')
+    (tmp_path / "b.h").write_text('#include "a.h"\n')
+    with pytest.raises(InputError, match=f"includes nest deeper than {MAX_DEPTH}"):
+        expand('#include "a.h"\n', "k.comp", "kernel.comp", "glsl", tmp_path)
+
+
+def test_pragma_once_reads_a_file_once(tmp_path):
+    (tmp_path / "once.h").write_text("#pragma once\nint x;\n")
+    expanded = expand('#version 450\n#include "once.h"\n#include "once.h"\n', "k.comp", "kernel.comp", "glsl", tmp_path)
+    assert expanded.text.count("int x;") == 1
+
+
+def test_split_by_file_keeps_each_files_lines():
+    text = '#version 450\n#line 2 "kernel.comp"\nint a;\n#line 1 "x.h"\nint b;\n\nint c;\n#line 4 "kernel.comp"\nint d;'
+    assert split_by_file(text, "kernel.comp") == {
+        "kernel.comp": "#version 450\nint a;\n\nint d;",
+        "x.h": "int b;\n\nint c;",
+    }
+
+
+HLSL = """// progress: --workgroups 2 --buffer b=2
+#include "buf.hlsli"
+[numthreads(1, 1, 1)]
+void main(uint3 gid : SV_GroupID)
+{
+    if (gid.x == 0) {
+        while (b[1] == 0) {}
+    } else {
+        publish();
+    }
+}
+"""
+HLSLI = """globallycoherent RWStructuredBuffer<uint> b : register(u0);
+void publish() {
+#if 0
+    InterlockedAdd(b[0], 1);
+#endif
+    InterlockedCompareStore(b[1], 0, ONE);
+}
+"""
+
+
+def hlsl_tree(root: Path) -> Path:
+    (root / "inc").mkdir()
+    (root / "k.hlsl").write_text(HLSL)
+    (root / "inc" / "buf.hlsli").write_text(HLSLI)
+    return root / "k.hlsl"
+
+
+def test_hlsl_includes_and_defines_through_slang(tmp_path, monkeypatch, capsys):
+    """The comparestore repro with the store in an included file: only fair terminates;
+    with ONE=0 the store writes 0 and nobody terminates."""
+    hlsl_tree(tmp_path)
+    status, out, err = run(["check", "-I", "inc", "-D", "ONE=1", "k.hlsl"], monkeypatch, capsys, tmp_path)
+    assert status == 1, err
+    assert "2 verdict(s) guaranteed to terminate, 9 may not terminate" in out
+    status, out, err = run(["check", "-I", "inc", "-DONE=0", "k.hlsl"], monkeypatch, capsys, tmp_path)
+    assert "0 verdict(s) guaranteed to terminate, 11 may not terminate" in out
+
+
+def test_the_guard_reads_included_files(tmp_path, monkeypatch):
+    """Forced through glslang's HLSL front end: the dropped atomic is in the included file,
+    at its line there (the one in `#if 0` is not asked for), and the wait in the kernel."""
+    path = hlsl_tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(
+        load,
+        "compile_shader",
+        lambda data, kind, name, entry, limits, defines=(): toolchain.glslang_hlsl(data, name, defines=defines),
+    )
+    monkeypatch.setitem(load.COMPILER, "hlsl", "glslang (HLSL)")
+    given = LaunchSettings(include_dirs=("inc",), defines=(("ONE", "1"),), buffers={"@data": 2})
+    with pytest.raises(InputError) as caught:
+        load.load_kernel(path.read_bytes(), "k.hlsl", "hlsl", given, origin=Path("."))
+    rendered = caught.value.render()
+    assert "inc/buf.hlsli:6:5: error: glslang (HLSL) compiled InterlockedCompareStore without an atomic" in rendered
+    assert "k.hlsl:7:9: error: glslang (HLSL) left no read of 'b'" in rendered
+    assert "InterlockedAdd" not in rendered
+
+
+def test_the_playground_refuses_includes():
+    with pytest.raises(InputError, match="#include is not read here") as caught:
+        load.load_kernel(b'#version 450\n#include "x.h"\nvoid main() {}\n', "kernel.comp", "glsl", origin=None)
+    assert str(caught.value.position) == "kernel.comp:2:1"
+
+
+def test_the_corpus_engine_lock_takes_a_define(monkeypatch):
+    """litmus/kernels/engine_ticket_lock.comp.glsl: its lock in litmus/include/; `counter`
+    ends at 3 workgroups x INCREMENT (1 by default)."""
+    from progress.cli.kernel import given_settings, kernel_system, terminal_memories
+
+    path = Path(__file__).parent.parent / "litmus" / "kernels" / "engine_ticket_lock.comp.glsl"
+
+    def counter(*defines: str) -> set[int]:
+        system = kernel_system(path, given_settings(None, [], [], None, None, defines=list(defines)))
+        return {dict(m)["counter"] for m in terminal_memories(system, None, None)}
+
+    assert counter() == {3}
+    assert counter("INCREMENT=4u") == {12}
