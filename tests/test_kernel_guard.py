@@ -170,7 +170,7 @@ def test_glsl_suffixes_are_kernels(name, tmp_path, monkeypatch, capsys):
     (tmp_path / name).write_bytes((REPRO / "tas_spinlock.glsl").read_bytes())
     status, out, err = run(["check", "--expect-header", name], monkeypatch, capsys, tmp_path)
     assert status == 0, err
-    assert "all 11 expected verdicts hold" in out
+    assert "tas_spinlock: all 11 expected verdicts hold" in out  # the test's name: the file's without .comp.glsl
 
 
 def test_slang_gives_the_same_bytes_from_two_cold_caches(tmp_path, monkeypatch):
