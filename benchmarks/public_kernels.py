@@ -91,12 +91,11 @@ def _flag(terminates: bool | None) -> str:
 
 
 def versions() -> list[str]:
-    tools = []
-    for tool, flag in (("glslangValidator", "--version"), ("spirv-as", "--version"), ("spirv-val", "--version")):
-        if shutil.which(tool):
-            out = subprocess.run([tool, flag], capture_output=True, text=True).stdout.strip().splitlines()
-            tools.append(f"{tool}: {out[0] if out else '?'}")
-    return tools
+    """The versions of the tools the toolchain runs (its own, not PATH's)."""
+    sys.path.insert(0, str(REPO))
+    from progress.front.spirv.toolchain import tool_version
+
+    return [f"{tool}: {tool_version(tool).splitlines()[0]}" for tool in ("glslangValidator", "slang", "spirv-val")]
 
 
 def markdown(rows: list[dict[str, object]], tools: list[str]) -> str:
@@ -160,7 +159,8 @@ KERNELS = (
         "tests/shader/prefix.comp",
         "747473bc1817994c5c5f7471a1f49fa3df36f0d6",
         "the same scan, atomic flags (`-D ATOMIC`) in the Vulkan memory model (`-D VKMM`)",
-        ("--workgroups", "2", "--buffer", "inbuf=16384", "--buffer", "outbuf=16384", "--buffer", "state=2"),
+        ("--workgroups", "2", "-D", "ATOMIC", "-D", "VKMM")
+        + ("--buffer", "inbuf=16384", "--buffer", "outbuf=16384", "--buffer", "state=2"),
     ),
     Kernel(
         "GPUPrefixSums (D3D12)",
@@ -168,7 +168,17 @@ KERNELS = (
         "GPUPrefixSumsD3D12/Shaders/ChainedScanDecoupledLookback.hlsl",
         "f23b5a1c47f6b359196fa5f8dd68edca1f08e00a",
         "chained scan, decoupled look-back without fallback (HLSL, waves)",
-        ("--workgroups", "2", "--entry", "ChainedScanDecoupledLookbackExclusive"),
+        ("--workgroups", "2", "--entry", "ChainedScanDecoupledLookbackExclusive")
+        + (
+            "--buffer",
+            "b_scanIn=1536",
+            "--buffer",
+            "b_scanOut=1536",
+            "--buffer",
+            "b_scanBump=1",
+            "--buffer",
+            "b_threadBlockReduction=2",
+        ),
         ("GPUPrefixSumsD3D12/Shaders/ScanCommon.hlsl",),
     ),
     Kernel(
@@ -177,7 +187,17 @@ KERNELS = (
         "GPUPrefixSumsD3D12/Shaders/ChainedScanDecoupledLookbackDecoupledFallback.hlsl",
         "f23b5a1c47f6b359196fa5f8dd68edca1f08e00a",
         "chained scan, decoupled look-back with decoupled fallback (HLSL, waves)",
-        ("--workgroups", "2", "--entry", "ChainedScanDecoupledLookbackDecoupledFallbackInclusive"),
+        ("--workgroups", "2", "--entry", "ChainedScanDecoupledLookbackDecoupledFallbackInclusive")
+        + (
+            "--buffer",
+            "b_scanIn=1536",
+            "--buffer",
+            "b_scanOut=1536",
+            "--buffer",
+            "b_scanBump=1",
+            "--buffer",
+            "b_threadBlockReduction=2",
+        ),
         ("GPUPrefixSumsD3D12/Shaders/ScanCommon.hlsl",),
     ),
 )

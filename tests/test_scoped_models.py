@@ -237,3 +237,35 @@ def test_hierarchy_of_sizes():
     assert h.subgroup == (0, 0, 1, 2, 2, 3)
     assert h.lanes == ((0, 1), (2,), (3, 4), (5,))
     assert Hierarchy.of_sizes((0, 0, 1, 1), None).subgroup == (0, 0, 1, 1)
+
+
+# --- classify and show at a scope ------------------------------------------------
+
+
+def _run(args, capsys) -> tuple[int, str]:
+    from progress.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(args)
+    return done.value.code, capsys.readouterr().out
+
+
+def test_classify_at_the_lane_scope_gives_the_workgroup_matrix(capsys):
+    """Section 10's AXB special case through `classify --scope lane`: the verdict
+    matrix of the 483 tests as lanes of one subgroup is the one with threads as
+    workgroups (and so CADP's)."""
+    base = ["classify", str(SUITE), "--matrix", "--format", "csv"]
+    code, lanes = _run([*base, "--scope", "lane"], capsys)
+    assert code == 0
+    code, workgroups = _run(base, capsys)
+    assert code == 0 and lanes == workgroups and lanes.count("\n") == 484
+
+
+def test_show_draws_a_scoped_model(capsys):
+    kernel = str(ROOT / "litmus" / "kernels" / "warp_spinlock.comp")
+    code, out = _run(["show", kernel, "-m", "fair/fair/HSA", "--workgroups", "1"], capsys)
+    assert code == 0 and "fair/fair/HSA weak: may not terminate" in out
+    code, out = _run(["show", kernel, "-m", "[DEFAULT=FAIR, SG=OBE]", "--workgroups", "1"], capsys)
+    assert code == 0 and "fair/fair/OBE weak: guaranteed to terminate" in out
+    code, out = _run(["show", str(SUITE / "2t2i" / "0.axb"), "-m", "OBE", "--scope", "lane"], capsys)
+    assert code == 0 and "scoped memory" in out

@@ -55,6 +55,18 @@ def line_of(data: bytes, fragment: str) -> int:
     return next(n for n, line in enumerate(data.decode().split("\n"), 1) if fragment in line)
 
 
+def test_subgroup_operations_barriers_and_built_ins_are_inside():
+    data = kernel(
+        "%s = OpLoad %uint %lane\n%v = OpGroupNonUniformElect %bool %subgroup\n"
+        "OpControlBarrier %subgroup %subgroup %sem\n",
+        globals_="%pin = OpTypePointer Input %uint\n%lane = OpVariable %pin Input\n",
+        capabilities="OpCapability GroupNonUniform\n",
+        interface="%lane",
+        decorations=DECORATE + "OpDecorate %lane BuiltIn SubgroupLocalInvocationId\n",
+    )
+    assert load_kernel(data, "k.spvasm", "spvasm").entry.name == "main"
+
+
 def test_a_plain_kernel_is_inside():
     data = kernel("%old = OpAtomicExchange %uint %cell %device %u0 %u1\nOpControlBarrier %workgroup %workgroup %sem\n")
     loaded = load_kernel(data, "k.spvasm", "spvasm")
@@ -62,23 +74,26 @@ def test_a_plain_kernel_is_inside():
 
 
 CASES = {
-    "subgroup barrier": (
-        kernel("OpControlBarrier %subgroup %subgroup %sem\n"),
-        "OpControlBarrier %subgroup",
-        "OpControlBarrier: a barrier of Subgroup scope: subgroup operations are not supported",
+    "a quad operation": (
+        kernel(
+            "%q = OpGroupNonUniformQuadBroadcast %uint %subgroup %u1 %u0\n",
+            capabilities="OpCapability GroupNonUniform\nOpCapability GroupNonUniformQuad\n",
+        ),
+        "OpGroupNonUniformQuadBroadcast",
+        "OpGroupNonUniformQuadBroadcast: this subgroup operation is not supported",
     ),
     "device barrier": (
         kernel("OpControlBarrier %device %device %sem\n"),
         "OpControlBarrier %device",
         "OpControlBarrier: spirv-val: ",  # Vulkan's rule, before the subset's: Workgroup or Subgroup
     ),
-    "subgroup ballot": (
+    "a quad swap": (
         kernel(
-            "%v = OpGroupNonUniformElect %bool %subgroup\n",
-            capabilities="OpCapability GroupNonUniform\n",
+            "%q = OpGroupNonUniformQuadSwap %uint %subgroup %u1 %u0\n",
+            capabilities="OpCapability GroupNonUniform\nOpCapability GroupNonUniformQuad\n",
         ),
-        "OpGroupNonUniformElect",
-        "OpGroupNonUniformElect: subgroup operations are not supported: subgroup semantics is its own research",
+        "OpGroupNonUniformQuadSwap",
+        "OpGroupNonUniformQuadSwap: this subgroup operation is not supported",
     ),
     "float": (
         kernel("%f = OpConvertUToF %float %u1\n", globals_="%float = OpTypeFloat 32\n"),
@@ -93,17 +108,6 @@ CASES = {
         ),
         "%ulong = OpTypeInt",
         "OpTypeInt: 64-bit integers: only 32-bit integers are supported",
-    ),
-    "a subgroup built-in": (
-        kernel(
-            "%s = OpLoad %uint %lane\n",
-            globals_="%pin = OpTypePointer Input %uint\n%lane = OpVariable %pin Input\n",
-            capabilities="OpCapability GroupNonUniform\n",
-            interface="%lane",
-            decorations=DECORATE + "OpDecorate %lane BuiltIn SubgroupLocalInvocationId\n",
-        ),
-        "%lane = OpVariable",
-        "the built-in SubgroupLocalInvocationId: subgroup operations",
     ),
     "an unsupported instruction": (
         kernel("OpCopyMemory %cell %cell\n"),
@@ -145,12 +149,12 @@ def test_the_supported_instructions_exist_in_the_grammar():
 
 
 SEVERAL = """#version 450
-#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_quad : require
 layout(local_size_x = 1) in;
 layout(std430, binding = 0) buffer B { uint lock; uint seen; };
 void main() {
-    uvec4 votes = subgroupBallot(lock == 0u);
-    seen = subgroupBallotBitCount(votes);
+    uint votes = subgroupQuadBroadcast(lock, 0u);
+    seen = subgroupQuadSwapHorizontal(votes);
     float half_ = float(lock) * 0.5;
     if (subgroupElect()) {
         atomicExchange(lock, uint(half_));
@@ -167,9 +171,9 @@ def test_every_problem_is_reported_each_at_its_line():
     error = caught.value
     rendered = error.render()
     lines = [int(line.split(":")[1]) for line in rendered.splitlines() if line.startswith("several.comp:")]
-    assert lines == sorted(lines) and {6, 7, 8, 9, 10} <= set(lines)
-    assert "OpGroupNonUniformBallot: subgroup operations" in rendered
-    assert "OpGroupNonUniformElect: subgroup operations" in rendered
+    assert lines == sorted(lines) and {6, 7, 8, 10} <= set(lines)
+    assert "OpGroupNonUniformQuadBroadcast: this subgroup operation is not supported" in rendered
+    assert "OpGroupNonUniformQuadSwap: this subgroup operation is not supported" in rendered
     assert "floating point is not supported" in rendered
     assert rendered.endswith(f"{len(lines)} problems")
     assert error.position is not None and error.position.line == lines[0]  # a float variable of main, line 5

@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from progress.core.analyze import NO_FAIRNESS, fair_sets
-from progress.core.check import WEAK, witness
+from progress.core.check import STRONG, WEAK, scoped_strong_witness, scoped_weak_witness, witness
 from progress.core.lts import LTS, Budget, ProgramLTS, explore, explore_system, product
 from progress.core.program import Program
+from progress.core.scoped import Hierarchy, ScopedFair, ScopedModel, at_scope
 from progress.core.semantics import Machine, compile_program
 from progress.core.system import Grouping, System
 from progress.core.witness import Lasso, build_lasso, deadlock_lasso
@@ -28,7 +29,7 @@ class Picture:
     the lasso's edges, split into the way to the loop and the loop."""
 
     program: Program | System
-    model: ProgressModel
+    model: ProgressModel | ScopedModel
     fairness: str
     explored: ProgramLTS
     lts: LTS
@@ -43,12 +44,28 @@ class Picture:
         return self.lasso is None
 
 
-def picture(program: Program, model: ProgressModel, fairness: str, max_states: int | None = None) -> Picture:
+def picture(
+    program: Program,
+    model: ProgressModel | ScopedModel,
+    fairness: str,
+    max_states: int | None = None,
+    scope: str = "workgroup",
+) -> Picture:
     """Explore `program` under `model` and `fairness` ("weak", "strong"; "none"
-    or anything for a model without fairness) and find the witness."""
+    or anything for a model without fairness) and find the witness; `scope`
+    places the threads (docs/semantics.md section 10: a plain model is then
+    that scope's)."""
     budget = Budget(max_states)
     explored = explore(compile_program(program), budget)
     n = len(program.threads)
+    if scope != "workgroup":
+        if not isinstance(model, ScopedModel):
+            from progress.core.registry import find_model
+
+            model = at_scope(model, scope, find_model("fair"), model.name)
+        return _scoped_picture(program, model, fairness, explored, Hierarchy.axb(n, scope), budget)
+    if isinstance(model, ScopedModel):
+        model = model.workgroup  # one thread per workgroup: (M, x, y) is M (section 10)
     lts = product(explored.lts, model.memory, n, budget)
     fair = fair_sets(lts, model, n)
     mode = fairness if model.has_fairness else WEAK
@@ -62,11 +79,19 @@ def picture(program: Program, model: ProgressModel, fairness: str, max_states: i
     return Picture(*shown, frozenset(members), lasso, tuple(edges[:loop_start]), tuple(edges[loop_start:]))
 
 
-def kernel_picture(system: System, model: ProgressModel, fairness: str, max_states: int | None = None) -> Picture:
+def kernel_picture(
+    system: System, model: ProgressModel | ScopedModel, fairness: str, max_states: int | None = None
+) -> Picture:
     """`picture` for a System (a kernel): units step, F lifted from the model's
-    threads; a reachable deadlock is the witness (docs/semantics.md section 8)."""
+    threads; a reachable deadlock is the witness (docs/semantics.md section 8);
+    a scoped model's F over the kernel's subgroups (section 10)."""
     budget = Budget(max_states)
     explored = explore_system(system, budget)
+    if isinstance(model, ScopedModel) and not model.plain:
+        hierarchy = Hierarchy.of_sizes(system.groups, getattr(system, "subgroup_size", None))
+        return _scoped_picture(system, model, fairness, explored, hierarchy, budget)
+    if isinstance(model, ScopedModel):
+        model = model.workgroup
     grouping = Grouping(system.groups)
     lts = product(explored.lts, model.memory, grouping.n_threads, budget, grouping.groups)
     fair = fair_sets(lts, model, grouping.n_threads, grouping)
@@ -81,6 +106,38 @@ def kernel_picture(system: System, model: ProgressModel, fairness: str, max_stat
     if found is None:
         return Picture(*shown, frozenset(), None, (), ())
     lasso = build_lasso(explored, lts, fair, found, mode)
+    edges = follow(lts, [step.thread for step in lasso.steps])
+    return Picture(*shown, frozenset(found), lasso, tuple(edges[: lasso.loop_start]), tuple(edges[lasso.loop_start :]))
+
+
+def _scoped_picture(
+    program: Program | System,
+    model: ScopedModel,
+    fairness: str,
+    explored: ProgramLTS,
+    hierarchy: Hierarchy,
+    budget: Budget,
+) -> Picture:
+    """The picture under a scoped model: its memory, F shown as the individually
+    fair units, the witness by section 10's group conditions."""
+    scoped = ScopedFair(model, hierarchy)
+    lts = product(explored.lts, scoped.memory, hierarchy.units, budget)
+    extended = [scoped.fair(e, m) for e, m in zip(lts.enabled, lts.memory)]
+    fair = [f & hierarchy.unit_mask for f in extended]
+    mode = fairness if model.has_fairness else WEAK
+    shown = (program, model, fairness if model.has_fairness else NO_FAIRNESS, explored, lts, fair)
+    if explored.deadlocks:
+        lasso = deadlock_lasso(explored, lts, extended, mode, None, hierarchy)
+        dead = set(explored.deadlocks)
+        members = frozenset(s for s, origin in enumerate(lts.origin) if origin in dead)
+        return Picture(*shown, members, lasso, tuple(follow(lts, [step.thread for step in lasso.steps])), ())
+    if mode == STRONG:
+        found = scoped_strong_witness(lts, extended, hierarchy.lift, hierarchy.units, hierarchy.group_mask)
+    else:
+        found = scoped_weak_witness(lts, extended, hierarchy.lift)
+    if found is None:
+        return Picture(*shown, frozenset(), None, (), ())
+    lasso = build_lasso(explored, lts, extended, found, mode, None, None, hierarchy)
     edges = follow(lts, [step.thread for step in lasso.steps])
     return Picture(*shown, frozenset(found), lasso, tuple(edges[: lasso.loop_start]), tuple(edges[lasso.loop_start :]))
 
@@ -121,7 +178,10 @@ def state_text(pic: Picture, state: int) -> str:
     else:
         text = " ".join(f"{cell}={value}" for cell, value in machine.cells(raw)) + "\n" + _units(pic, state)
     remembered = pic.lts.memory[state]
-    if pic.model.memory.name == "started" and isinstance(remembered, int):
+    if isinstance(pic.model, ScopedModel):
+        if remembered is not None:  # (workgroup level, each workgroup's subgroup level, each subgroup's lane level)
+            text += f"\nscoped memory {remembered!r}"
+    elif pic.model.memory.name == "started" and isinstance(remembered, int):
         text += f"\nstarted {_threads(remembered)}"
     elif remembered is not None:
         text += f"\n{pic.model.memory.name} {remembered!r}"

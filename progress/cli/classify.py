@@ -108,7 +108,17 @@ from progress.report.tables import FORMATS, mismatch_line, parse_verdict_csv, re
     help="Worker processes checking a big suite (2048+ tests, no --time-limit); default: one per available CPU "
     "from 20,000 tests on, else 1. The output is the same for any number.",
 )
-def classify_command(paths, rule, table4, fmt, matrix, output, suites, plot, expect, max_states, time_limit, jobs):
+@click.option(
+    "--scope",
+    type=click.Choice(["workgroup", "subgroup", "lane"]),
+    default="workgroup",
+    show_default=True,
+    help="Place each test's threads as workgroups, as the subgroups of one workgroup, or as the lanes of one "
+    "subgroup, and judge every model at that scope, fair at the others (docs/semantics.md section 10).",
+)
+def classify_command(
+    paths, rule, table4, fmt, matrix, output, suites, plot, expect, max_states, time_limit, jobs, scope
+):
     """Check every test under every model and classify the suite.
 
     PATHS are .axb files, directories (searched recursively) or @LIST files.
@@ -135,7 +145,13 @@ def classify_command(paths, rule, table4, fmt, matrix, output, suites, plot, exp
     locations = dict(zip(suite_names(list(paths), files), files))
     with _without_gc():
         verdicts, bad = check_suite(
-            locations, models, max_states, time_limit, jobs=default_jobs(len(locations)) if jobs is None else jobs
+            locations,
+            models,
+            max_states,
+            time_limit,
+            batch=False if scope != "workgroup" else None,
+            jobs=default_jobs(len(locations)) if jobs is None else jobs,
+            scope=scope,
         )
         classification = classify(verdicts, models, rule)
         text = render_matrix(verdicts, fmt) if matrix else render_classification(classification, fmt)
@@ -215,17 +231,21 @@ def check_suite(
     time_limit=None,
     batch: bool | None = None,
     jobs: int = 1,
+    scope: str = "workgroup",
 ) -> tuple[Matrix, int]:
     """The verdict matrix of the tests {name: file}, in order, and how many files
     had bad input (reported on standard error and left out). `batch` forces
     the batch classifier on or off (default: by suite size, see BATCH_FROM);
     `jobs` worker processes share the batch path's chunks. Every path and
-    number of jobs gives the same matrix."""
+    number of jobs gives the same matrix. `scope` places each test's threads
+    (`check_program`'s; the batch classifier knows only the workgroup scope)."""
     columns = columns_for(models)
     if batch is None:
         batch = time_limit is None and len(locations) >= BATCH_FROM
     if batch and time_limit is not None:
         raise ValueError("the batch classifier has no time limit")
+    if batch and scope != "workgroup":
+        raise ValueError("the batch classifier checks the workgroup scope only")
     with _progress(len(locations)) as advance:
         if batch:
             return _check_batched(locations, models, columns, max_states, advance, jobs)
@@ -237,7 +257,9 @@ def check_suite(
             if program is None:
                 bad += 1
                 continue
-            report = check_program(program, queries, max_states=max_states, time_limit=time_limit, witnesses=False)
+            report = check_program(
+                program, queries, max_states=max_states, time_limit=time_limit, witnesses=False, scope=scope
+            )
             rows.append(matrix_row(name, report, columns))
     return Matrix(columns, tuple(rows)), bad
 

@@ -31,6 +31,7 @@ from progress.front.header import (
     parse_include_dir,
     parse_init,
     parse_local_size,
+    parse_subgroup_size,
     parse_workgroups,
 )
 from progress.front.spirv.kernel import KernelSystem
@@ -114,18 +115,16 @@ def check_kernel(
 
 
 def subgroup_notes(settings: LaunchSettings, system: KernelSystem) -> tuple[str, ...]:
-    """What a subgroup size (Dat3M's @Config T) means to the check: nothing yet, said once
-    a workgroup holds more than one subgroup."""
+    """What a subgroup size (--subgroup-size, Dat3M's @Config T) means to a plain
+    model's check, said once a workgroup holds more than one subgroup."""
     size = settings.subgroup_size
     if size is None or system.per_group <= size:
         return ()
     count = -(-system.per_group // size)
     return (
         f"{system.name}: {count} subgroups of {size} invocation{'s' if size > 1 else ''} per workgroup: "
-        "subgroups and the invocations "
-        "in them are fair here (docs/semantics.md section 8: every enabled invocation of a fair workgroup is "
-        "fair), so the verdicts are those of the workgroups, whatever the subgroups; subgroup operations are "
-        "refused",
+        "subgroups and the invocations in them are fair under a plain --model M, which is (M, fair, fair): "
+        "a scoped model such as --model OBE/HSA/unfair schedules them (docs/semantics.md section 10)",
     )
 
 
@@ -163,6 +162,7 @@ def given_settings(
     pushes=(),
     local_size=None,
     workgroup_limit=None,
+    subgroup_size=None,
     defines=(),
     include_dirs=(),
 ) -> LaunchSettings:
@@ -186,6 +186,7 @@ def given_settings(
         spec=tuple(spec),
         push=tuple(push),
         local_size=None if local_size is None else parse_local_size(local_size),
+        subgroup_size=None if subgroup_size is None else parse_subgroup_size(subgroup_size),
         defines=tuple(parse_define(text) for text in defines),
         include_dirs=tuple(parse_include_dir(text) for text in include_dirs),
     )

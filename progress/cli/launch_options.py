@@ -31,6 +31,11 @@ OPTIONS = (
         metavar="X[,Y,Z]",
         help="Kernels: the workgroup size, where it is a specialization constant or read as gl_WorkGroupSize.",
     ),
+    click.option(
+        "--subgroup-size",
+        metavar="N",
+        help="Kernels: invocations per subgroup (default: the whole workgroup; docs/semantics.md section 10).",
+    ),
 )
 
 
@@ -62,7 +67,8 @@ def compile_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def constant_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """`command` with the --spec, --push and --local-size options (passed as `specs`, `pushes`, `local_size`)."""
+    """`command` with the --spec, --push, --local-size and --subgroup-size options
+    (passed as `specs`, `pushes`, `local_size`, `subgroup_size`)."""
     for option in reversed(OPTIONS):
         command = option(command)
     return command

@@ -240,6 +240,7 @@ def run(
     specs,
     pushes,
     local_size,
+    subgroup_size,
 ):
     """Run each test under each heuristic and record P or F (k/N).
 
@@ -277,6 +278,7 @@ def run(
             shapes_text,
             occupy,
             check_kernels,
+            subgroup_size,
         )
         return
     settings = _settings(heuristics_text, iterations, deadline_text, instances_text)
@@ -355,7 +357,9 @@ def _run_kernels(paths, backend, adapter, iterations, deadline_text, output, for
     from progress.cli.kernel_run import refuse_backend, run_kernels
     from progress.gpu.kernel_run import parse_shapes
 
-    workgroups, buffers, inits, specs, pushes, local_size, leave, entry, shapes_text, occupy, check = kernel_options
+    workgroups, buffers, inits, specs, pushes, local_size, leave, entry, shapes_text, occupy, check, subgroup = (
+        kernel_options
+    )
     refuse_backend(backend)
     try:
         deadline_s = parse_duration(deadline_text)
@@ -374,6 +378,7 @@ def _run_kernels(paths, backend, adapter, iterations, deadline_text, output, for
         pushes,
         local_size,
         workgroup_limit=None if check else DEVICE_WORKGROUPS,
+        subgroup_size=subgroup,
     )
     run_kernels(paths, given, shapes, iterations, deadline_s, occupy, adapter, output, force, check, leave)
 

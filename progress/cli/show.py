@@ -13,7 +13,7 @@ from progress.back.draw import kernel_picture, picture, to_dot, to_text
 from progress.cli.inputs import KERNEL_SUFFIXES, load
 from progress.cli.launch_options import compile_options, constant_options
 from progress.cli.outputs import write_file, write_stdout
-from progress.core.registry import find_model
+from progress.core.model_spec import parse_models
 from progress.errors import EXIT_OK, UsageError
 
 FORMATS = ("text", "dot", "svg", "png")
@@ -24,7 +24,21 @@ much faster than linearly, and an 8,000-state LTS takes it minutes."""
 
 @click.command("show")
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("--model", "-m", "model_name", required=True, metavar="MODEL", help="The progress model.")
+@click.option(
+    "--model",
+    "-m",
+    "model_name",
+    required=True,
+    metavar="MODEL",
+    help="The progress model, or one per scope (OBE/HSA/unfair, workgroup=OBE,lane=HSA, [QF=OBE, SG=UNFAIR]).",
+)
+@click.option(
+    "--scope",
+    type=click.Choice(["workgroup", "subgroup", "lane"]),
+    default="workgroup",
+    show_default=True,
+    help=".axb tests: the threads as workgroups, subgroups of one workgroup or lanes of one subgroup.",
+)
 @click.option("--weak", "fairness", flag_value="weak", default=True, help="Weak fairness (default).")
 @click.option("--strong", "fairness", flag_value="strong", help="Strong fairness.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Default: from -o's suffix, else text.")
@@ -48,7 +62,7 @@ much faster than linearly, and an 8,000-state LTS takes it minutes."""
 @click.option("--init", "inits", multiple=True, metavar="NAME=V|NAME[i]=V", help="Kernels: a cell's initial value.")
 @constant_options
 @compile_options
-def show(path, model_name, fairness, fmt, output, max_states, max_draw, workgroups, buffers, inits, **constants):
+def show(path, model_name, scope, fairness, fmt, output, max_states, max_draw, workgroups, buffers, inits, **constants):
     """Draw TEST.axb's LTS under MODEL: states (memory | pcs, model memory),
     steps `T<thread>:<instruction> {F}`, end states doubly outlined, the
     witness set shaded, its loop in red and the way there in blue. A kernel
@@ -61,14 +75,17 @@ def show(path, model_name, fairness, fmt, output, max_states, max_draw, workgrou
     fmt = fmt or _format_from(output)
     if fmt == "png" and output is None and sys.stdout.isatty():
         raise UsageError("a PNG is binary: give -o FILE.png (or redirect standard output)")
-    model = find_model(model_name)
+    models = parse_models([model_name])
+    if len(models) != 1:
+        raise UsageError(f"--model {model_name!r}: show draws one model")
+    model = models[0]
     if path.name.endswith(KERNEL_SUFFIXES):
         from progress.cli.kernel import given_settings, kernel_system  # the SPIR-V front end, on demand
 
         given = given_settings(workgroups, buffers, inits, None, None, **constants)
         pic = kernel_picture(kernel_system(path, given), model, fairness, max_states)
     else:
-        pic = picture(load(path), model, fairness, max_states)
+        pic = picture(load(path), model, fairness, max_states, scope)
     if fmt == "text":
         _emit(to_text(pic).encode(), output)
     elif fmt == "dot":

@@ -193,6 +193,7 @@ def check_system(
     max_memory: int | None = None,
     bounded: bool = False,
     reduce: bool = False,
+    engine: str = "auto",
 ) -> TestReport:
     """`check_program` for a System (a kernel): the models' threads are its
     groups, F is lifted to units, and a deadlock fails every query
@@ -200,15 +201,20 @@ def check_system(
     with `bounded`, a missing `max_states` or `max_memory` is the default
     (KERNEL_STATES, KERNEL_MEMORY) and a stop says how to raise it. With
     `reduce`, private steps are folded into normal forms where the system and
-    every query allow it (`progress.core.reduce`, section 11): the same
-    verdicts, fewer states, lassos of the original system."""
+    every query allow it (`progress.core.reduce`, section 11), or, when a
+    probe sees no private cell, the system is checked up to permutations of
+    interchangeable invocations (`progress.core.unit_symmetry`, section 12):
+    the same verdicts, fewer states, lassos of the original system. `engine`:
+    "auto" (past KERNEL_LARGE states the compiled checker), "python" or
+    "compiled" (for tests and benchmarks; a kernel the compiled explorer
+    does not take, `compiles`, stays here)."""
     budget = kernel_budget(max_states, time_limit, max_memory, bounded)
     grouping = Grouping(system.groups)
     hierarchy = Hierarchy.of_sizes(system.groups, getattr(system, "subgroup_size", None))
     try:
         symmetric = None
         if reduce and supports(system) and reducible(system, queries):
-            seen = probe(system)
+            seen = probe(system, budget=budget)
             if not seen.guess().any:  # no private cell in sight: interchangeable invocations first
                 symmetric = _check_quotient(system, queries, budget, witnesses, grouping, hierarchy)
         if symmetric is not None:
@@ -218,11 +224,76 @@ def check_system(
             verdicts = _decide_all(explored, queries, budget, witnesses, grouping.n_threads, grouping, hierarchy)
             verdicts = [_expanded(reduced, v, q) for v, q in zip(verdicts, queries)]
         else:
-            explored = explore_system(system, budget)
-            verdicts = _decide_all(explored, queries, budget, witnesses, grouping.n_threads, grouping, hierarchy)
+            compiled = engine == "compiled" and compiles(system)
+            found = None if compiled else _explore_or_none(system, budget, engine == "auto")
+            if found is None:
+                verdicts = _check_compiled(system, queries, budget, witnesses, grouping, hierarchy)
+            else:
+                verdicts = _decide_all(found, queries, budget, witnesses, grouping.n_threads, grouping, hierarchy)
     except Inconclusive as stop:
         verdicts = _stopped(queries, stop)
     return TestReport(system, system.digest, tuple(verdicts))
+
+
+KERNEL_LARGE = 20_000
+"""A kernel whose program LTS passes this many states goes to the compiled
+checker (progress/core/kernel_jit.py, kernel_decide.py) unless the caller's
+state bound is at most this; smaller ones stay here, without numba's start-up."""
+
+
+def compiles(system: System) -> bool:
+    """Whether the compiled explorer takes `system`: a kernel with step tables
+    (`kernel_jit.Tabled`) and without collective (subgroup) steps."""
+    return hasattr(system, "step_result") and not getattr(system, "collective", False)
+
+
+def _explore_or_none(system: System, budget: Budget, handing: bool = True) -> ProgramLTS | None:
+    """The program LTS by `explore_system`, or None once it passes KERNEL_LARGE
+    states where the compiled explorer can take over (`handing`; the budget's
+    other bounds still stop it here)."""
+    small = budget.max_states is not None and budget.max_states <= KERNEL_LARGE
+    if not handing or not compiles(system) or small:
+        return explore_system(system, budget)
+    probe = Budget(KERNEL_LARGE, None, max_bytes=budget.max_bytes, hint=budget.hint)
+    probe.deadline = budget.deadline
+    try:
+        return explore_system(system, probe)
+    except Inconclusive as stop:
+        if stop.states <= KERNEL_LARGE:
+            raise
+        return None
+
+
+def _check_compiled(
+    system: System,
+    queries: list[Query],
+    budget: Budget,
+    witnesses: bool,
+    grouping: Grouping,
+    hierarchy: Hierarchy | None,
+) -> list[Verdict]:
+    """The verdicts of the compiled kernel checker; the queries it does not
+    decide (`kernel_decide.model_of`) on the Python LTS of its graph."""
+    from progress.core import kernel_decide  # loads numba: large kernels only
+    from progress.core.kernel_jit import explore_kernel
+
+    graph = explore_kernel(system, budget.max_states, budget.deadline, budget)  # type: ignore[arg-type]
+    here = [(i, kernel_decide.model_of(q.model)) for i, q in enumerate(queries)]
+    asks = [(m, WEAK if queries[i].fairness == NO_FAIRNESS else queries[i].fairness) for i, m in here if m]
+    decided = kernel_decide.decide_queries(system, graph, asks, budget, witnesses)
+    verdicts: list[Verdict | None] = [None] * len(queries)
+    for (i, _), d in zip([h for h in here if h[1]], decided):
+        q = queries[i]
+        verdicts[i] = Verdict(q.model.name, q.fairness, d.terminates, d.states, d.transitions, d.witness)
+    rest = [i for i, m in here if m is None]
+    if rest:
+        explored = kernel_decide.python_lts(system, graph)
+        others = _decide_all(
+            explored, [queries[i] for i in rest], budget, witnesses, grouping.n_threads, grouping, hierarchy
+        )
+        for i, v in zip(rest, others):
+            verdicts[i] = v
+    return [v for v in verdicts if v is not None]
 
 
 def reducible(system: System, queries: list[Query]) -> bool:
@@ -232,7 +303,10 @@ def reducible(system: System, queries: list[Query]) -> bool:
     started (NONE or STARTED), which a private step never changes."""
     models = [q.model.workgroup if isinstance(q.model, ScopedModel) else q.model for q in queries]
     plain = all(q.model.plain for q in queries if isinstance(q.model, ScopedModel))
-    return plain and supports(system) and all(m.memory is NONE or m.memory is STARTED for m in models)
+    collective = getattr(system, "collective", False)  # subgroup steps move several units at once
+    return (
+        plain and not collective and supports(system) and all(m.memory is NONE or m.memory is STARTED for m in models)
+    )
 
 
 def _check_quotient(

@@ -448,6 +448,10 @@ def explore_kernel(
     """Every state of `kernel` reachable from its initial one (raises
     Inconclusive past `max_states`, the monotonic `deadline`, or `budget`'s
     memory bound, looked at every CHUNK states; its message is the budget's)."""
+    if getattr(kernel, "collective", False):
+        raise ValueError(
+            "the compiled explorer has no collective (subgroup) steps: explore_system explores this kernel"
+        )
     hint = "" if budget is None else budget.hint
     which = "the default state bound" if budget is not None and budget.default else "the state bound"
 

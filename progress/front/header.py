@@ -49,7 +49,7 @@ MARKERS = {"glsl": "//", "hlsl": "//", "wgsl": "//", "spvasm": ";"}
 """Kernel kind -> the header's comment marker (a .spv binary has no header)."""
 
 _NAME = r"(?:@?[A-Za-z_][A-Za-z0-9_.]*|%[A-Za-z0-9_][A-Za-z0-9_.]*)"
-"""A buffer, member or entry point name; glslang names an HLSL structured buffer's member `@data`;
+"""A buffer, member or entry point name; glslang named an HLSL structured buffer's member `@data`;
 a variable without a name is called by its assembly id, `%16`."""
 _BUFFER = re.compile(rf"({_NAME})=(\d+)")
 _SPEC = re.compile(rf"(\d+|{_NAME})=(-?\d+|true|false)")
@@ -262,13 +262,34 @@ def launch_settings(text: str, path: str, kind: str) -> LaunchSettings:
         spec=tuple(items["spec"]),
         push=tuple(items["push"]),
         local_size=values.get("local-size"),  # type: ignore[arg-type]
+        subgroup_size=values.get("subgroup-size"),  # type: ignore[arg-type]
         defines=tuple(items["define"]),
         include_dirs=tuple(items["include"]),
     )
 
 
 FLAGS = ("--optimize",)
-VALUED = ("--workgroups", "--buffer", "--init", "--entry", "--spec", "--push", "--local-size", "-D", "-I")
+VALUED = (
+    "--workgroups",
+    "--buffer",
+    "--init",
+    "--entry",
+    "--spec",
+    "--push",
+    "--local-size",
+    "--subgroup-size",
+    "-D",
+    "-I",
+)
+MAX_SUBGROUP = 128
+"""The largest subgroup SPIR-V's masks describe (four 32-bit words)."""
+
+
+def parse_subgroup_size(text: str) -> int:
+    """`--subgroup-size N`: 1..MAX_SUBGROUP invocations per subgroup."""
+    if not re.fullmatch(r"[0-9]{1,4}", text.strip()) or not 1 <= int(text) <= MAX_SUBGROUP:
+        raise UsageError(f"--subgroup-size wants a whole number from 1 to {MAX_SUBGROUP}, not {_shown(text)}")
+    return int(text)
 
 
 def _options(rest: str, start: int, number: int, lines: list[str], path: str) -> Iterator[tuple[str, str, int]]:
@@ -325,6 +346,8 @@ def _apply(option: str, value: str, values: dict[str, object], buffers: dict[str
             values[key] = True
         elif key == "workgroups":
             values[key] = parse_workgroups(value)
+        elif key == "subgroup-size":
+            values[key] = parse_subgroup_size(value)
         else:
             values[key] = parse_local_size(value) if key == "local-size" else parse_entry(value)
 

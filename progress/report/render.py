@@ -126,6 +126,8 @@ def kernel_lasso_text(lasso: Lasso, indent: str = "    ") -> str:
         after = steps[index + 1].memory if index + 1 < len(steps) else _closing_memory(lasso)
         changed = [f"{cell} {old}->{new}" for (cell, old), (_, new) in zip(step.memory, after) if old != new]
         text = (step.note.text or step.note.action) if step.note else ""
+        if step.note and step.note.text and "performed for invocations" in step.note.action:
+            text += f"  ({step.note.action.split(': ', 1)[-1]}: one collective step)"
         effect = "  [" + ", ".join(changed) + "]" if changed else ""
         unit = _short(lasso.names[step.thread])
         lines.append(

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from progress.errors import Inconclusive, InputError
+from progress.front.spirv import subgroup
 from progress.front.spirv.code import Code, prepare
 from progress.front.spirv.ir import Id, Instruction, ModuleView, PointerType, StructType, VectorType
 from progress.front.spirv.layout import SharedLayout, Types
@@ -50,6 +51,8 @@ LOCAL_STEPS = 1_000_000
 
 SHARED, FUNCTION, PRIVATE, INPUT, PUSH = "s", "f", "p", "i", "c"
 WORKGROUP_SCOPE = 2
+SUBGROUP_SCOPE = subgroup.SUBGROUP_SCOPE
+COLLECTIVE = subgroup.COLLECTIVE
 INTEGER = frozenset(BITS) | frozenset(REDUCTIONS) | frozenset(PAIRS) | frozenset(DOTS)
 _BUILTINS = ("GlobalInvocationId", "LocalInvocationId", "WorkgroupId", "LocalInvocationIndex", "NumWorkgroups")
 
@@ -87,14 +90,26 @@ class Access:
     instruction: Instruction
     cells: tuple[int, ...]
     barrier: bool = False
+    collective: bool = False
+    """A subgroup operation or barrier: one step of the whole subgroup (`Interpreter.collective`)."""
 
 
 class Interpreter:
     """The local semantics of one kernel for one launch."""
 
-    def __init__(self, view: ModuleView, entry: int, types: Types, layout: SharedLayout, shape: tuple[int, ...]):
+    def __init__(
+        self,
+        view: ModuleView,
+        entry: int,
+        types: Types,
+        layout: SharedLayout,
+        shape: tuple[int, ...],
+        subgroup_size: int | None = None,
+    ):
         self.view, self.types, self.layout = view, types, layout
         self.workgroups, self.local_size = shape[0], shape[1:]
+        per_group = _product(self.local_size)
+        self.subgroup_size = min(subgroup_size or per_group, per_group)
         self.codes = {fid: prepare(view, f) for fid, f in view.functions.items()}
         self.entry = entry
         self.constants = {cid: self._constant(cid) for cid in view.constants}
@@ -158,9 +173,16 @@ class Interpreter:
         op = inst.opcode
         if op == "OpControlBarrier":
             scope = self._value(run, inst.operands[0], unit)
+            if scope == SUBGROUP_SCOPE:
+                return Access(inst, (), collective=True)
             if scope != WORKGROUP_SCOPE:
-                raise _error(inst, f"a barrier with execution scope {scope} (only Workgroup, 2, is supported)")
+                raise _error(inst, f"a barrier with execution scope {scope} (Workgroup, 2, and Subgroup, 3, are)")
             return Access(inst, (), True)
+        if op in COLLECTIVE:
+            scope = self._value(run, inst.operands[0], unit)
+            if scope != SUBGROUP_SCOPE:
+                raise _error(inst, f"a group operation of execution scope {scope} (only Subgroup, 3, is supported)")
+            return Access(inst, (), collective=True)
         if op in ("OpLoad", "OpStore") or (op.startswith("OpAtomic") and op != "OpAtomicFlagClear"):
             pointer = self._value(run, inst.operands[0], unit)
             if pointer[0] == SHARED:
@@ -168,6 +190,27 @@ class Interpreter:
                 cells = tuple(pointer[2] + at for _, at in self.types.leaves(tid, ""))
                 return Access(inst, cells)
         return None
+
+    def collective(self, runs: list[Run], units: list[int]) -> None:
+        """Perform the subgroup instruction every run is poised at, as one step
+        (`units` in increasing order: the participants, every invocation of
+        the subgroup that has not returned); each run moves past it."""
+        inst = runs[0].instruction
+        with _located(inst):
+            if inst.opcode != "OpControlBarrier":
+                lanes = [u % _product(self.local_size) % self.subgroup_size for u in units]
+                values = [
+                    [self._value(run, o, u) for o in inst.operands[1:] if isinstance(o, Id)]
+                    for run, u in zip(runs, units)
+                ]
+                try:
+                    found = subgroup.results(inst.opcode, inst.operands, lanes, values)
+                except subgroup.Undefined as undefined:
+                    raise _error(inst, str(undefined)) from None
+                for run, value in zip(runs, found):
+                    run.top.values[inst.result or 0] = value
+            for run in runs:
+                run.top.at += 1
 
     def perform(self, run: Run, unit: int, old: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
         """Do the poised access, `old` the values of its cells; the cells it writes."""
@@ -253,6 +296,10 @@ class Interpreter:
             )
         elif op in INTEGER:
             value = self._integer(run, inst, unit)
+        elif op in subgroup.LOCAL:
+            lane = unit % _product(self.local_size) % self.subgroup_size
+            args = [self._value(run, o, unit) for o in ops[1:] if isinstance(o, Id)]
+            value = subgroup.local(op, ops, lane, args)
         else:
             value = self._composite(run, inst, unit)
         frame.values[inst.result or 0] = value
@@ -441,7 +488,18 @@ class Interpreter:
         group, index = divmod(unit, size)
         x, y, _ = self.local_size
         local = (index % x, index // x % y, index // (x * y))
+        s = self.subgroup_size
+        lane = index % s
         table = {
+            "SubgroupSize": s,
+            "SubgroupLocalInvocationId": lane,
+            "SubgroupId": index // s,
+            "NumSubgroups": -(-size // s),
+            "SubgroupEqMask": _mask128(1 << lane),
+            "SubgroupGeMask": _mask128(((1 << s) - 1) & ~((1 << lane) - 1)),
+            "SubgroupGtMask": _mask128(((1 << s) - 1) & ~((1 << (lane + 1)) - 1)),
+            "SubgroupLeMask": _mask128((1 << (lane + 1)) - 1),
+            "SubgroupLtMask": _mask128((1 << lane) - 1),
             "GlobalInvocationId": (group * x + local[0], local[1], local[2]),
             "LocalInvocationId": local,
             "WorkgroupId": (group, 0, 0),
@@ -449,6 +507,8 @@ class Interpreter:
             "NumWorkgroups": (self.workgroups, 1, 1),
             "WorkgroupSize": tuple(self.local_size),
         }
+        if name is not None and name.endswith("MaskKHR"):
+            name = name[: -len("KHR")]
         if name not in table:
             raise InputError(f"the built-in {name} is not supported (supported: {', '.join(_BUILTINS)})")
         value: Any = table[name]
@@ -523,6 +583,11 @@ def _insert(composite: Any, path: list[int], value: Any) -> Any:
     parts = list(composite)
     parts[path[0]] = _insert(parts[path[0]], path[1:], value)
     return tuple(parts)
+
+
+def _mask128(bits: int) -> tuple[int, ...]:
+    """A subgroup mask built-in: 128 bits as four 32-bit words."""
+    return tuple((bits >> (32 * k)) & MASK for k in range(4))
 
 
 def _product(shape: tuple[int, ...]) -> int:

@@ -20,7 +20,7 @@ from progress.core.system import LOCAL_LOOP, StepNote
 from progress.errors import InputError
 from progress.front.header import MAX_LOCAL_SIZE, MAX_WORKGROUPS
 from progress.front.spirv.code import successors
-from progress.front.spirv.execute import LOOPING, POISED, RETURNED, WAITING, Access, Interpreter
+from progress.front.spirv.execute import COLLECTIVE, LOOPING, POISED, RETURNED, WAITING, Access, Interpreter
 from progress.front.spirv.ir import Id, Instruction, Module
 from progress.front.spirv.layout import Types, runtime_lengths, shared_layout
 
@@ -68,12 +68,27 @@ class KernelSystem:
         _check_launch(launch.workgroups, per_group, path)
         types = Types(view, runtime_lengths(view, launch.buffers, path))
         self.layout = shared_layout(view, types, launch.workgroups, launch.init, path, launch.push)
-        self.interpreter = Interpreter(view, entry.function, types, self.layout, (launch.workgroups, *size))
-        self.name, self.digest = name, digest
         self.per_group = per_group
         self.subgroup_size = min(launch.subgroup_size or per_group, per_group)
         """Invocations per subgroup (docs/semantics.md section 10); the whole workgroup unless given."""
+        self.interpreter = Interpreter(
+            view, entry.function, types, self.layout, (launch.workgroups, *size), self.subgroup_size
+        )
+        self.name, self.digest = name, digest
         self.groups = tuple(u // per_group for u in range(launch.workgroups * per_group))
+        per_subgroup = -(-per_group // self.subgroup_size)
+        self.subgroups = tuple(
+            (u // per_group) * per_subgroup + (u % per_group) // self.subgroup_size for u in range(len(self.groups))
+        )
+        """Each unit's subgroup, numbered across the dispatch."""
+        self._lanes: dict[int, list[int]] = {}
+        for unit, sg in enumerate(self.subgroups):
+            self._lanes.setdefault(sg, []).append(unit)
+        self._collective: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self.collective = _has_collective(self.interpreter)
+        """Whether the kernel has subgroup operations (collective steps): the
+        reductions (progress.core.reduce, unit symmetry) and the compiled
+        explorer leave such a kernel alone."""
         self._cell_names = {at: cell for cell, at in self.layout.names}
         self._cells = len(self.layout.initial)
         self._ids: dict[Any, int] = {}  # frozen local state -> its number
@@ -133,6 +148,15 @@ class KernelSystem:
         access = self._access_of(unit, local)
         if access.barrier:
             return StepNote(inst.where(), text, "barrier()")
+        if access.collective:
+            n = self._cells
+            lanes = [u for u in self._lanes[self.subgroups[unit]] if self._status[state[n + u]] != RETURNED]
+            waiting = [u for u in lanes if u != unit and self._status[state[n + u]] == WAITING]
+            name = inst.opcode[2:].replace("GroupNonUniform", "subgroup ")
+            if len(waiting) == len(lanes) - 1:
+                shown = ", ".join(str(u % self.per_group) for u in lanes)
+                return StepNote(inst.where(), text, f"{name}: arrives last, performed for invocations {shown}")
+            return StepNote(inst.where(), text, f"{name}: arrives")
         cells = ", ".join(self._cell_names.get(c, f"cell {c}") for c in access.cells)
         return StepNote(inst.where(), text, f"{inst.opcode[2:]} {cells}")
 
@@ -196,7 +220,7 @@ class KernelSystem:
         if self._status[local] != POISED:
             return None
         access = self._access_of(unit, local)
-        if access.barrier:
+        if access.barrier or access.collective:
             return None
         return access.cells, access.instruction.opcode not in READS
 
@@ -223,8 +247,9 @@ class KernelSystem:
     def interchangeable(self) -> tuple[tuple[int, ...], ...]:
         """Blocks of units (each workgroup's invocations) within which
         permuting the units whose local state cannot read an invocation id
-        again (`id_free`) maps runs to runs (docs/semantics.md section 12)."""
-        if self.per_group < 2:
+        again (`id_free`) maps runs to runs (docs/semantics.md section 12);
+        none for a kernel with subgroup operations (lanes are told apart)."""
+        if self.per_group < 2 or self.collective:
             return ()
         units = range(len(self.groups))
         return tuple(tuple(units[g * self.per_group : (g + 1) * self.per_group]) for g in range(max(self.groups) + 1))
@@ -296,7 +321,7 @@ class KernelSystem:
         result = self._after.get(key)
         if result is None:
             frozen = self._locals[local]
-            if access.barrier:
+            if access.barrier or access.collective:
                 result = ((), self._intern((WAITING,) + frozen[1:]))
             else:
                 run = self.interpreter.thaw(frozen)
@@ -305,8 +330,69 @@ class KernelSystem:
             self._after[key] = result
         return result
 
+    def _fire(self, unit: int, state: State) -> State:
+        """`unit` has just arrived at a subgroup instruction: when every member
+        of its subgroup that has not returned waits at it, perform it for all
+        of them (`Interpreter.collective`) within this step; members all
+        waiting at different instructions (one a subgroup one) are non-uniform
+        control flow, an error of the kernel with both source lines."""
+        n, status = self._cells, self._status
+        members = [u for u in self._lanes[self.subgroups[unit]] if status[state[n + u]] != RETURNED]
+        locals_ = [state[n + u] for u in members]
+        if any(status[local] != WAITING for local in locals_):
+            return state
+        if len({_position(self._locals[local]) for local in locals_}) != 1:
+            raise self._non_uniform(members, locals_)
+        key = tuple(members) + tuple(locals_)
+        after = self._collective.get(key)
+        if after is None:
+            runs = [self.interpreter.thaw(self._locals[local]) for local in locals_]
+            self.interpreter.collective(runs, members)
+            after = self._collective[key] = tuple(
+                self._intern(self.interpreter.settle(run, u)) for run, u in zip(runs, members)
+            )
+        new = list(state)
+        for u, local in zip(members, after):
+            new[n + u] = local
+        return tuple(new)
+
+    def _uniform_at_barrier(self, unit: int, state: State) -> None:
+        """A workgroup barrier arrival while every other member of the subgroup
+        that has not returned waits, one of them at a subgroup instruction: an error."""
+        n, status = self._cells, self._status
+        members = [u for u in self._lanes[self.subgroups[unit]] if status[state[n + u]] != RETURNED]
+        locals_ = [state[n + u] for u in members]
+        if all(status[local] == WAITING for local in locals_) and any(
+            self._access_of(u, local).collective for u, local in zip(members, locals_)
+        ):
+            raise self._non_uniform(members, locals_)
+
+    def _non_uniform(self, members: list[int], locals_: list[int]) -> InputError:
+        first = self._instruction(locals_[0])
+        other_at = next(
+            i
+            for i, local in enumerate(locals_)
+            if _position(self._locals[local]) != _position(self._locals[locals_[0]])
+        )
+        other = self._instruction(locals_[other_at])
+
+        def shown(unit: int, inst: Instruction) -> str:
+            text = f" `{inst.source.text.strip()}`" if inst.source and inst.source.text else ""
+            return f"{self.unit_name(unit)} is at {inst.where()}{text} ({inst.opcode})"
+
+        return InputError(
+            f"{self.name}: non-uniform control flow in a subgroup: {shown(members[0], first)}; "
+            f"{shown(members[other_at], other)}; a subgroup operation needs every invocation of its subgroup "
+            "that has not returned at the same instruction (maximal reconvergence is not modelled: "
+            "docs/semantics.md section 10)"
+        )
+
     def _release(self, unit: int, state: State) -> State:
-        """Release `unit`'s workgroup when all of it waits at one barrier."""
+        """Release `unit`'s workgroup when all of it waits at one barrier (its
+        subgroup, when it waits at a subgroup instruction: `_fire`)."""
+        if self._access_of(unit, state[self._cells + unit]).collective:
+            return self._fire(unit, state)
+        self._uniform_at_barrier(unit, state)
         first = self._cells + self.groups[unit] * self.per_group
         members = state[first : first + self.per_group]
         where = {_position(self._locals[m]) if self._status[m] == WAITING else None for m in members}
@@ -330,8 +416,27 @@ class KernelSystem:
         return self.interpreter.codes[fid].blocks[block].instructions[at]
 
 
-PER_INVOCATION = frozenset({"LocalInvocationId", "LocalInvocationIndex", "GlobalInvocationId"})
+PER_INVOCATION = frozenset(
+    {"LocalInvocationId", "LocalInvocationIndex", "GlobalInvocationId", "SubgroupLocalInvocationId", "SubgroupId"}
+)
 """The built-ins whose value differs between invocations of one workgroup."""
+
+
+def _has_collective(interpreter: Interpreter) -> bool:
+    """Whether some function holds a subgroup operation or a subgroup barrier."""
+    for code in interpreter.codes.values():
+        for block in code.blocks:
+            for inst in block.instructions:
+                if inst.opcode in COLLECTIVE or (
+                    inst.opcode == "OpControlBarrier" and interpreter.constants.get(_first_id(inst)) == 3
+                ):
+                    return True
+    return False
+
+
+def _first_id(inst: Instruction) -> int:
+    operand = inst.operands[0] if inst.operands else None
+    return operand.value if isinstance(operand, Id) else -1
 
 
 class _IdReads:

@@ -18,11 +18,13 @@ from dataclasses import dataclass
 
 from progress.errors import InputError, InputErrors
 from progress.front.spirv.ir import EntryPoint, Id, Instruction, Module, ModuleView
+from progress.front.spirv.subgroup import COLLECTIVE, LOCAL
 from progress.front.spirv.values import GLSL_STD
 
 SUBGROUP = (
-    "subgroup operations are not supported: subgroup semantics is its own research question "
-    "(SIMT lock-step, convergence)"
+    "this subgroup operation is not supported (ballots and their bit operations, elect, broadcasts, "
+    "all/any/all-equal, integer and logical reductions and scans, shuffles and subgroup barriers are: "
+    "docs/kernels.md)"
 )
 IMAGE = "images and samplers are not supported: kernels communicate through buffers and workgroup memory here"
 FUNCTION_POINTER = "function pointers are not supported"
@@ -56,7 +58,7 @@ SUPPORTED = frozenset(
     OpUDotAccSat OpSUDotAccSat OpVectorExtractDynamic
     OpVectorInsertDynamic OpCopyLogical
     """.split()
-)
+) | (COLLECTIVE | LOCAL)
 """The instructions a kernel may use (what the kernel interpreter executes)."""
 
 STORAGE_CLASSES = frozenset({"StorageBuffer", "Uniform", "Workgroup", "Private", "Function", "Input", "PushConstant"})
@@ -231,9 +233,7 @@ def _variable_problem(inst: Instruction, view: ModuleView) -> str | None:
     if inst.operands[0] != "Input" or inst.result is None:
         return None
     builtin = view.builtin(inst.result)
-    if builtin in SUBGROUP_BUILTINS:
-        return f"the built-in {builtin}: {SUBGROUP}"
-    if builtin not in BUILTINS:
+    if builtin not in BUILTINS | SUBGROUP_BUILTINS:
         shown = builtin or "an Input variable without a BuiltIn decoration"
         return f"{shown} is not supported (the compute built-ins are: {', '.join(sorted(BUILTINS))})"
     return None
@@ -242,11 +242,10 @@ def _variable_problem(inst: Instruction, view: ModuleView) -> str | None:
 def _barrier_problem(inst: Instruction, view: ModuleView) -> str | None:
     scopes = [op.value for op in inst.operands[:2] if isinstance(op, Id)]
     values = [view.constants[s].value if s in view.constants else None for s in scopes]
-    if inst.opcode == "OpControlBarrier" and values and values[0] != 2:
+    if inst.opcode == "OpControlBarrier" and values and values[0] not in (2, 3):
         shown = SCOPE_NAMES.get(values[0], str(values[0])) if values[0] is not None else "a non-constant"
-        if values[0] == 3:
-            return f"a barrier of Subgroup scope: {SUBGROUP}"
-        return f"a barrier of {shown} execution scope: only workgroup barriers (barrier()) are supported"
-    if 3 in values:
-        return f"a barrier of Subgroup scope: {SUBGROUP}"
+        return (
+            f"a barrier of {shown} execution scope: only workgroup and subgroup barriers "
+            "(barrier(), subgroupBarrier()) are supported"
+        )
     return None

@@ -127,7 +127,33 @@ def _translated(source: str, limits: ToolLimits) -> bytes | None:
         return None
 
 
+SPIRV_1_3 = 0x00010300
+GROUP_NON_UNIFORM = range(61, 69)
+"""The GroupNonUniform* capabilities (61..68), core from SPIR-V 1.3."""
+
+
+def with_subgroup_version(binary: bytes) -> bytes:
+    """naga's SPIR-V 1.0 raised to 1.3 when it declares a GroupNonUniform
+    capability (naga writes the subgroup built-ins' instructions at 1.0, where
+    spirv-val refuses their capabilities; 1.3 is a superset that makes them core)."""
+    if len(binary) < 20 or binary[:4] != b"\x03\x02\x23\x07":
+        return binary
+    words = [int.from_bytes(binary[i : i + 4], "little") for i in range(0, len(binary) - len(binary) % 4, 4)]
+    at, needs = 5, False
+    while at < len(words):
+        count, opcode = words[at] >> 16, words[at] & 0xFFFF
+        if count == 0:
+            break
+        if opcode == 17 and at + 1 < len(words) and words[at + 1] in GROUP_NON_UNIFORM:
+            needs = True
+        at += count
+    if not needs or words[1] >= SPIRV_1_3:
+        return binary
+    return binary[:4] + SPIRV_1_3.to_bytes(4, "little") + binary[8:]
+
+
 def _rewritten(binary: bytes, name: str, marked: Marked | None) -> Compiled:
+    binary = with_subgroup_version(binary)
     module = decode(binary, f"{name} (naga's SPIR-V)")
     splice = Splice(binary, module)
     bounds = loop_bounds(module)

@@ -1,0 +1,76 @@
+"""The compiled kernel checker (progress/core/kernel_jit.py + kernel_decide.py)
+against the Python one: every kernel of litmus/kernels/ and litmus/wgsl/ at
+its header's launch, and random generated GLSL kernels (hypothesis), get the
+same 11 verdicts, states and transitions from both; every lasso of the
+compiled checker is validated by replaying it on the unreduced system with
+F and the loop's fairness condition recomputed (test_kernel_reduce.validate)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from kernel_helpers import compile_glsl, system
+from test_kernel_reduce import kernels, validate
+
+from progress.cli.kernel import kernel_system
+from progress.core.analyze import check_system, compiles, queries_for
+from progress.core.registry import all_models
+from progress.front.header import LaunchSettings
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = sorted((REPO / "litmus" / "kernels").iterdir()) + sorted((REPO / "litmus" / "wgsl").glob("*.wgsl"))
+
+
+def outcome(report):
+    return [(v.model, v.fairness, v.terminates, v.states, v.transitions) for v in report.verdicts]
+
+
+def agree(kernel_of) -> None:
+    queries = queries_for(all_models())
+    python = check_system(kernel_of(), queries, max_states=20_000, engine="python")
+    if any(v.terminates is None for v in python.verdicts):
+        pytest.skip("past 20,000 states: too large to compare here")
+    kernel = kernel_of()
+    if not compiles(kernel):
+        pytest.skip("subgroup operations: the compiled explorer does not take them")
+    compiled = check_system(kernel, queries, engine="compiled")
+    assert outcome(compiled) == outcome(python)
+    for verdict in compiled.verdicts:
+        assert (verdict.witness is None) == verdict.terminates
+        if verdict.witness is not None:
+            validate(kernel, verdict.witness, verdict.model, verdict.fairness)
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
+def test_the_corpus_verdicts_are_the_same(path):
+    agree(lambda: kernel_system(path, LaunchSettings()))
+
+
+@settings(max_examples=30, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(kernels())
+def test_random_kernels_agree(tmp_path_factory, case):
+    source, groups = case
+    module = compile_glsl(source, tmp_path_factory.mktemp("random") / "k")
+    agree(lambda: system(module, groups))
+
+
+def test_past_kernel_large_the_check_goes_compiled(monkeypatch):
+    """check_system hands a kernel to the compiled checker once its program LTS
+    passes KERNEL_LARGE states (here lowered to 50), with the same verdicts."""
+    from progress.core import analyze, kernel_decide
+
+    path = REPO / "litmus" / "kernels" / "ticket_lock.comp"
+    queries = queries_for(all_models())
+    python = check_system(kernel_system(path, LaunchSettings()), queries, engine="python")
+    calls = []
+    original = kernel_decide.decide_queries
+    monkeypatch.setattr(kernel_decide, "decide_queries", lambda *a: calls.append(1) or original(*a))
+    monkeypatch.setattr(analyze, "KERNEL_LARGE", 50)
+    auto = check_system(kernel_system(path, LaunchSettings()), queries)
+    assert calls and outcome(auto) == outcome(python) and python.verdicts[0].states > 50
+    monkeypatch.setattr(analyze, "KERNEL_LARGE", 10**6)
+    calls.clear()
+    check_system(kernel_system(path, LaunchSettings()), queries)
+    assert not calls
