@@ -54,7 +54,7 @@ def test_the_shipped_corpus_meets_its_headers_and_the_published_suite_cadp(repo)
     litmus/oopsla21/cadp_verdicts.csv."""
     done = run("check", "litmus", "--expect-header", cwd=repo)
     assert done.returncode == 0, done.stdout + done.stderr
-    suffixes = {".axb", ".comp", ".hlsl", ".spvasm", ".wgsl"}  # a directory holds kernels too (litmus/kernels)
+    suffixes = {".axb", ".comp", ".glsl", ".hlsl", ".spvasm", ".wgsl"}  # a directory holds kernels too (litmus/kernels)
     published = repo / "litmus" / "oopsla21"
     tests = sum(1 for path in (repo / "litmus").rglob("*") if path.suffix in suffixes and published not in path.parents)
     assert done.stdout.count(ALL_HOLD) == tests

@@ -171,3 +171,15 @@ def test_glsl_suffixes_are_kernels(name, tmp_path, monkeypatch, capsys):
     status, out, err = run(["check", "--expect-header", name], monkeypatch, capsys, tmp_path)
     assert status == 0, err
     assert "tas_spinlock: all 11 expected verdicts hold" in out  # the test's name: the file's without .comp.glsl
+
+
+def test_slang_gives_the_same_bytes_from_two_cold_caches(tmp_path, monkeypatch):
+    """Slang names the compiled file by its temporary path; the toolchain renames it
+    `kernel.hlsl`, so one source gives one module (and one kernel hash)."""
+    source = (REPRO / "hlsl_comparestore.hlsl").read_bytes()
+    binaries = []
+    for cache in ("one", "two"):
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / cache))
+        binaries.append(toolchain.compile_shader(source, "hlsl", "k.hlsl"))
+    assert binaries[0] == binaries[1]
+    assert b"kernel.hlsl\0" in binaries[0] and b"progress-spirv-" not in binaries[0]

@@ -165,6 +165,9 @@ def test_hlsl_structured_buffers_are_sized_one_by_one(tmp_path, monkeypatch, cap
     assert status == 2
     assert "the runtime-sized arrays 'data', 'flags' need lengths: --buffer data=LEN --buffer flags=LEN" in err
     assert finished(path, "flags=1", "data=3") == {(("data[0]", 0), ("data[1]", 0), ("data[2]", 0), ("flags[0]", 3))}
+    # Slang's shared member name sizes nothing (glslang's `@data` sized every buffer at once)
+    status, _, err = run(["check", "--buffer", "__member0=1", "two.hlsl"], monkeypatch, capsys, tmp_path)
+    assert status == 2 and "--buffer __member0=1: no runtime-sized array is called '__member0'" in err
 
 
 def test_a_layout_error_inside_a_step_has_the_instruction_line(tmp_path, monkeypatch):

@@ -49,7 +49,7 @@ MARKERS = {"glsl": "//", "hlsl": "//", "wgsl": "//", "spvasm": ";"}
 """Kernel kind -> the header's comment marker (a .spv binary has no header)."""
 
 _NAME = r"(?:@?[A-Za-z_][A-Za-z0-9_.]*|%[A-Za-z0-9_][A-Za-z0-9_.]*)"
-"""A buffer, member or entry point name; glslang names an HLSL structured buffer's member `@data`;
+"""A buffer, member or entry point name; glslang named an HLSL structured buffer's member `@data`;
 a variable without a name is called by its assembly id, `%16`."""
 _BUFFER = re.compile(rf"({_NAME})=(\d+)")
 _SPEC = re.compile(rf"(\d+|{_NAME})=(-?\d+|true|false)")

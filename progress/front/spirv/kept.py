@@ -20,7 +20,8 @@ compiler)` compares the module, as the compiler produced it (before any
 the text as the preprocessor leaves it (inactive `#if` branches blank, line
 numbers kept: `glslangValidator -E`): a line blank there is not asked for.
 Only functions the module has code of are checked (a function nobody calls
-may be left out). Lines come from the module's debug lines; a module
+may be left out). Lines come from the module's debug lines (an instruction
+without one takes the last line before it in its function); a module
 without any is not checked. Every problem is an InputError at its line,
 together in one InputErrors (exit 2). Pure.
 """
@@ -32,7 +33,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from progress.errors import InputError, InputErrors, SourcePosition
-from progress.front.spirv.ir import Id, Instruction, Module
+from progress.front.spirv.ir import Id, Instruction, Module, SourceLine
 
 ATOMIC_CALL = {
     "glsl": re.compile(r"\b(atomic(?:Add|Min|Max|And|Or|Xor|Exchange|CompSwap|Load|Store)|imageAtomic\w+)\s*\("),
@@ -108,11 +109,25 @@ def _module_lines(module: Module) -> dict[str, set[int]]:
     return found
 
 
+def _located(module: Module) -> Iterator[tuple[Instruction, SourceLine]]:
+    """Each instruction of a function with its source line; one without a line takes the
+    last line before it in its function. A line applies only to its own block, and Slang
+    writes none in the merge block of a `?:`: `InterlockedExchange(b[i], c ? 1 : 2, t)`
+    has its OpAtomicExchange there, after the branches, and would count as dropped."""
+    last: SourceLine | None = None
+    for inst in module.instructions:
+        if inst.opcode == "OpFunction":
+            last = None
+        last = inst.source or last
+        if last is not None:
+            yield inst, last
+
+
 def _atomic_lines(module: Module) -> dict[str, list[int]]:
     found: dict[str, list[int]] = {}
-    for inst in module.instructions:
-        if inst.opcode.startswith("OpAtomic") and inst.source is not None:
-            found.setdefault(inst.source.file, []).append(inst.source.line)
+    for inst, source in _located(module):
+        if inst.opcode.startswith("OpAtomic"):
+            found.setdefault(source.file, []).append(source.line)
     return found
 
 
@@ -120,12 +135,10 @@ def _read_lines(module: Module) -> dict[str, set[int]]:
     """File -> the lines with a read of memory (a load not rooted in a local variable, or an atomic)."""
     definitions = {i.result: i for i in module.instructions if i.result is not None}
     found: dict[str, set[int]] = {}
-    for inst in module.instructions:
-        if inst.source is None:
-            continue
+    for inst, source in _located(module):
         atomic = inst.opcode.startswith("OpAtomic")
         if atomic or (inst.opcode == "OpLoad" and not _local(inst.operands[0], definitions)):
-            found.setdefault(inst.source.file, set()).add(inst.source.line)
+            found.setdefault(source.file, set()).add(source.line)
     return found
 
 

@@ -198,6 +198,7 @@ def runtime_names(view: ModuleView) -> dict[int, tuple[str, ...]]:
             block = view.types[var.pointee]
             assert isinstance(block, StructType)
             member = view.member_names.get((block.id, len(block.members) - 1), "")
+            member = "" if member == SLANG_WRAPPER else member  # every Slang structured buffer's: no name
             names = (variable_name(view, var), member, view.names.get(block.id, ""))
             found[var.id] = tuple(dict.fromkeys(a for a in names if a))
     owners = Counter(alias for aliases in found.values() for alias in aliases)

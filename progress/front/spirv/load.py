@@ -201,8 +201,9 @@ def _finish(
         raise InputError(f"{name}: the module has no entry point (OpEntryPoint)")
     _validate(module, binary, name, limits)
     settings = header.overridden_by(given)
-    module = specialize(module, settings.spec, settings.local_size, module.view.entry_point(settings.entry), name)
-    entry = check_subset(module, name, settings.entry)
+    chosen = None if kind == "hlsl" else settings.entry  # Slang compiled only that entry point, and calls it main
+    module = specialize(module, settings.spec, settings.local_size, module.view.entry_point(chosen), name)
+    entry = check_subset(module, name, chosen)
     return LoadedKernel(module, settings, text, binary, entry, removed)
 
 
