@@ -93,7 +93,9 @@ def edited(path: Path, kind: str, workgroups: int, folder: Path) -> tuple[Path, 
     text = path.read_text()
     buffers: list[str] = []
     if kind != "none":
-        text = re.sub(r"layout\(local_size_x = (\d+)\) in;", r"layout(local_size_x = \1, local_size_x_id = 0) in;", text)
+        text = re.sub(
+            r"layout\(local_size_x = (\d+)\) in;", r"layout(local_size_x = \1, local_size_x_id = 0) in;", text
+        )
     if kind == "fallback":
         text = text.replace("[3];", f"[{workgroups}];").replace("inputs[6]", f"inputs[{2 * workgroups}]")
     if kind == "dynamic":
@@ -104,7 +106,17 @@ def edited(path: Path, kind: str, workgroups: int, folder: Path) -> tuple[Path, 
 
 
 def run_one(path: Path, workgroups: int, local: int, engine: str, buffers: list[str], limit: float) -> dict:
-    command = [sys.executable, "-c", CHILD, str(path), str(workgroups), str(local), str(limit), engine, json.dumps(buffers)]
+    command = [
+        sys.executable,
+        "-c",
+        CHILD,
+        str(path),
+        str(workgroups),
+        str(local),
+        str(limit),
+        engine,
+        json.dumps(buffers),
+    ]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=limit + 120, cwd=REPO)
     except subprocess.TimeoutExpired:
@@ -156,7 +168,9 @@ def exported(suite: Path) -> dict:
         text = shader(program)
         launch = launch_settings(text, "exported.comp", "glsl")
         module = load_kernel(text.encode(), "exported.comp", "glsl").module
-        kernel = KernelSystem(module, Launch(launch.workgroups or 1, dict(launch.buffers), launch.init), name, name, "0")
+        kernel = KernelSystem(
+            module, Launch(launch.workgroups or 1, dict(launch.buffers), launch.init), name, name, "0"
+        )
         got = check_system(kernel, queries, engine="compiled", witnesses=False).verdicts
         axb = check_program(program, queries, witnesses=False).verdicts
         row = cadp.get(name, {})
