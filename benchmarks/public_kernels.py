@@ -168,7 +168,17 @@ KERNELS = (
         "GPUPrefixSumsD3D12/Shaders/ChainedScanDecoupledLookback.hlsl",
         "f23b5a1c47f6b359196fa5f8dd68edca1f08e00a",
         "chained scan, decoupled look-back without fallback (HLSL, waves)",
-        ("--workgroups", "2", "--entry", "ChainedScanDecoupledLookbackExclusive"),
+        ("--workgroups", "2", "--entry", "ChainedScanDecoupledLookbackExclusive")
+        + (
+            "--buffer",
+            "b_scanIn=1536",
+            "--buffer",
+            "b_scanOut=1536",
+            "--buffer",
+            "b_scanBump=1",
+            "--buffer",
+            "b_threadBlockReduction=2",
+        ),
         ("GPUPrefixSumsD3D12/Shaders/ScanCommon.hlsl",),
     ),
     Kernel(
@@ -177,7 +187,17 @@ KERNELS = (
         "GPUPrefixSumsD3D12/Shaders/ChainedScanDecoupledLookbackDecoupledFallback.hlsl",
         "f23b5a1c47f6b359196fa5f8dd68edca1f08e00a",
         "chained scan, decoupled look-back with decoupled fallback (HLSL, waves)",
-        ("--workgroups", "2", "--entry", "ChainedScanDecoupledLookbackDecoupledFallbackInclusive"),
+        ("--workgroups", "2", "--entry", "ChainedScanDecoupledLookbackDecoupledFallbackInclusive")
+        + (
+            "--buffer",
+            "b_scanIn=1536",
+            "--buffer",
+            "b_scanOut=1536",
+            "--buffer",
+            "b_scanBump=1",
+            "--buffer",
+            "b_threadBlockReduction=2",
+        ),
         ("GPUPrefixSumsD3D12/Shaders/ScanCommon.hlsl",),
     ),
 )

@@ -418,3 +418,16 @@ def test_an_id_read_after_a_step_keeps_the_invocation_in_place(tmp_path):
     report = check_system(system(module, 1), QUERIES, reduce=True)
     assert not any(v.terminates for v in report.verdicts)
     _agree(lambda: system(module, 1))
+
+
+def test_the_probe_keeps_to_the_budget(tmp_path):
+    """The probe explores the unreduced system: the check's state bound and
+    time limit hold there too (a 512-invocation launch must not run past them)."""
+    from progress.core.lts import Budget
+    from progress.errors import Inconclusive
+
+    module = compile_glsl(SPIN_LOCK.replace("LOCAL", "2"), tmp_path / "lock")
+    with pytest.raises(Inconclusive, match="state bound of 10"):
+        reduce.probe(system(module, 4), budget=Budget(10))
+    report = check_system(system(module, 4), QUERIES, max_states=10, reduce=True)
+    assert all(v.terminates is None for v in report.verdicts)

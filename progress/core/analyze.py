@@ -201,8 +201,10 @@ def check_system(
     with `bounded`, a missing `max_states` or `max_memory` is the default
     (KERNEL_STATES, KERNEL_MEMORY) and a stop says how to raise it. With
     `reduce`, private steps are folded into normal forms where the system and
-    every query allow it (`progress.core.reduce`, section 11): the same
-    verdicts, fewer states, lassos of the original system. `engine`:
+    every query allow it (`progress.core.reduce`, section 11), or, when a
+    probe sees no private cell, the system is checked up to permutations of
+    interchangeable invocations (`progress.core.unit_symmetry`, section 12):
+    the same verdicts, fewer states, lassos of the original system. `engine`:
     "auto" (past KERNEL_LARGE states the compiled checker), "python" or
     "compiled" (for tests and benchmarks; a kernel the compiled explorer
     does not take, `compiles`, stays here)."""
@@ -212,7 +214,7 @@ def check_system(
     try:
         symmetric = None
         if reduce and supports(system) and reducible(system, queries):
-            seen = probe(system)
+            seen = probe(system, budget=budget)
             if not seen.guess().any:  # no private cell in sight: interchangeable invocations first
                 symmetric = _check_quotient(system, queries, budget, witnesses, grouping, hierarchy)
         if symmetric is not None:

@@ -32,6 +32,8 @@ from progress.errors import Inconclusive
 
 PROBE = 2_000
 """States of the unreduced probe that guesses who owns which cell."""
+PROBE_STEPS = 32 * PROBE
+"""Steps the probe computes at most (fewer states for a launch of many invocations)."""
 CHAIN = 1 << 20
 """Private steps of one unit in one normal form beyond which the check is inconclusive."""
 ROUNDS = 8
@@ -186,22 +188,27 @@ def supports(system: object) -> TypeGuard[Footprinted]:
     return all(hasattr(system, m) for m in ("footprint", "step", "active", "fresh"))
 
 
-def probe(system: Footprinted, states: int | None = None) -> Accesses:
-    """The accesses of the first `states` (PROBE) states of a breadth-first exploration, unreduced."""
+def probe(system: Footprinted, states: int | None = None, budget: Budget | None = None) -> Accesses:
+    """The accesses of the first `states` (PROBE) states of a breadth-first
+    exploration, unreduced, within `budget` (its time limit and state bound)."""
     limit = PROBE if states is None else states
+    units = len(system.groups)
+    expanded = min(limit, max(1, PROBE_STEPS // units))  # the states whose successors it computes
     seen = Accesses()
     index = {system.initial: None}
     queue = [system.initial]
-    for state in queue:
-        for unit in range(len(system.groups)):
+    for at, state in enumerate(queue):
+        for unit in range(units):
             footprint = system.footprint(state, unit)
             if footprint is not None:
                 seen.see(unit, *footprint)
-        if len(queue) < limit:
+        if len(queue) < limit and at < expanded:
             for _, new in system.successors(state):
                 if new not in index:
                     index[new] = None
                     queue.append(new)
+                    if budget is not None:
+                        budget.charge(len(queue))
     return seen
 
 
@@ -214,7 +221,7 @@ def reduce_system(system: Footprinted, budget: Budget, seen: Accesses | None = N
     is owned and the reduction folds nothing. A clean exploration that saw
     cells the guess did not cover (a later phase's) is tried once more with
     them, and kept if it is clean too."""
-    seen = probe(system) if seen is None else seen  # (`seen`: a probe's, not yet used)
+    seen = probe(system, budget=budget) if seen is None else seen  # (`seen`: a probe's, not yet used)
     clean: tuple[Reduced, ProgramLTS] | None = None
     for _ in range(ROUNDS):
         reduced = Reduced(system, seen.guess(), seen)
