@@ -29,6 +29,19 @@ def _write_bytecode() -> None:
 _write_bytecode()
 
 
+def _hear_sigint() -> None:
+    """Run in a background job (`cmd &` from a script), the suite starts with
+    SIGINT ignored, which every child inherits: then each test that sends a
+    `progress` child SIGINT saw it carry on (5 failed so on 2026-12-02).
+    Python's own handler here makes the children start with SIGINT's
+    default, as at a terminal."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+_hear_sigint()
+
+
 def _numba_cache_for_workers() -> None:
     """Give the pytest-xdist workers (and the processes their tests start) one
     numba cache of their own, shared between them, in
