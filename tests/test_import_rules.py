@@ -151,9 +151,16 @@ def source_files() -> list[Path]:
 LAZY_ON_CHECK_PATH = {
     ("progress/core/analyze.py", "progress.core.scale"),
     ("progress/core/analyze.py", "progress.core.scale.check_large"),
+    ("progress/core/analyze.py", "progress.core.kernel_decide"),
+    ("progress/core/analyze.py", "progress.core.kernel_decide.decide_queries"),
+    ("progress/core/analyze.py", "progress.core.kernel_decide.model_of"),
+    ("progress/core/analyze.py", "progress.core.kernel_decide.python_lts"),
+    ("progress/core/analyze.py", "progress.core.kernel_jit"),
+    ("progress/core/analyze.py", "progress.core.kernel_jit.explore_kernel"),
 }
 """Imports inside a function that only a large test runs (past
-analyze.LARGE states: the compiled checker, issue 22); tests/test_check_imports.py
+analyze.LARGE states: the compiled checker, issue 22; a kernel past
+analyze.KERNEL_LARGE: the compiled kernel checker, issue 29); tests/test_check_imports.py
 checks that checking the published suite still loads no numpy or numba."""
 
 

@@ -274,20 +274,20 @@ def _check_compiled(
 ) -> list[Verdict]:
     """The verdicts of the compiled kernel checker; the queries it does not
     decide (`kernel_decide.model_of`) on the Python LTS of its graph."""
-    from progress.core import kernel_decide  # loads numba: large kernels only
+    from progress.core.kernel_decide import decide_queries, model_of, python_lts  # loads numba: large kernels only
     from progress.core.kernel_jit import explore_kernel
 
     graph = explore_kernel(system, budget.max_states, budget.deadline, budget)  # type: ignore[arg-type]
-    here = [(i, kernel_decide.model_of(q.model)) for i, q in enumerate(queries)]
+    here = [(i, model_of(q.model)) for i, q in enumerate(queries)]
     asks = [(m, WEAK if queries[i].fairness == NO_FAIRNESS else queries[i].fairness) for i, m in here if m]
-    decided = kernel_decide.decide_queries(system, graph, asks, budget, witnesses)
+    decided = decide_queries(system, graph, asks, budget, witnesses)
     verdicts: list[Verdict | None] = [None] * len(queries)
     for (i, _), d in zip([h for h in here if h[1]], decided):
         q = queries[i]
         verdicts[i] = Verdict(q.model.name, q.fairness, d.terminates, d.states, d.transitions, d.witness)
     rest = [i for i, m in here if m is None]
     if rest:
-        explored = kernel_decide.python_lts(system, graph)
+        explored = python_lts(system, graph)
         others = _decide_all(
             explored, [queries[i] for i in rest], budget, witnesses, grouping.n_threads, grouping, hierarchy
         )

@@ -1,0 +1,10 @@
+#version 450
+// Benchmark kernel (benchmarks/bench_kernel_scale.py): every invocation takes a
+// global test-and-set lock, adds to a counter, and releases it.
+layout(local_size_x = 1, local_size_x_id = 0) in;
+layout(std430, binding = 0) buffer Lock { uint lock; uint count; };
+void main() {
+    while (atomicExchange(lock, 1u) != 0u) { }
+    count = count + 1u;
+    atomicExchange(lock, 0u);
+}
