@@ -37,6 +37,7 @@ def published():
     return suite()
 
 
+@pytest.mark.long
 def test_whole_suite_matches_check_program(published):
     stats = batch.Stats()
     got = batch.verdicts(published, QUERIES, stats=stats)

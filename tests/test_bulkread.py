@@ -74,6 +74,7 @@ def test_takes_the_plain_layout(text):
     assert agrees(text)
 
 
+@pytest.mark.long
 def test_every_published_test_and_a_synthesized_export_are_taken(oopsla_dir, reference):
     files = sorted(oopsla_dir.rglob("*.axb"))
     assert all(agrees(f.read_text()) for f in files)

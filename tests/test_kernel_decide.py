@@ -43,6 +43,7 @@ def agree(kernel_of) -> None:
             validate(kernel, verdict.witness, verdict.model, verdict.fairness)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
 def test_the_corpus_verdicts_are_the_same(path):
     agree(lambda: kernel_system(path, LaunchSettings()))

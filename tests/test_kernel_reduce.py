@@ -81,6 +81,7 @@ def _agree(kernel_of) -> tuple[int, int]:
 SMALL = sorted(p for p in KERNELS.iterdir() if not p.name.startswith("lookback_"))
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("path", SMALL, ids=lambda p: p.name)
 def test_litmus_kernels_agree(path):
     _agree(lambda: kernel_system(path, given_settings(None, (), (), None, False)))

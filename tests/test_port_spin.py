@@ -44,6 +44,7 @@ def test_spin_agrees_on_the_mutex(tmp_path, model, terminates):
     assert spin_terminates(to_promela(load(MUTEX), find_model(model)), tmp_path) is terminates
 
 
+@pytest.mark.long
 @needs_spin
 @pytest.mark.slow
 def test_spin_gives_our_weak_verdicts_on_a_sample_of_the_suite(oopsla_dir, tmp_path):

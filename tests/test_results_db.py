@@ -163,6 +163,7 @@ def artifact_csv(rows: dict[str, dict[str, str]], path: Path) -> list[str]:
     return names
 
 
+@pytest.mark.long
 def test_conform_through_the_database_equals_conform_on_the_csv_for_every_run(db, oopsla_dir, repo, tmp_path, capsys):
     with open_database(db) as database:
         runs = {info.name: info for info in database.runs()}

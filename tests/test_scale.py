@@ -83,6 +83,7 @@ def symmetric_programs(draw) -> Program:
     return Program("symmetric", tuple(threads), ())
 
 
+@pytest.mark.long
 @settings(**SETTINGS)
 @given(program=symmetric_programs())
 def test_symmetric_programs_agree_with_brute_force(program, monkeypatch_lifts):
@@ -293,6 +294,7 @@ def test_the_contract_catches_false_reduction_claims(name, change, words):
         check_model_contract(broken)
 
 
+@pytest.mark.long
 def test_cli_on_a_large_test(tmp_path):
     path = tmp_path / "barrier_10.axb"
     path.write_text(families.barrier(10))

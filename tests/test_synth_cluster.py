@@ -81,6 +81,7 @@ def connected_workers(address: str) -> int:
         return len(client.scheduler_info()["workers"])
 
 
+@pytest.mark.long
 def test_cluster_over_tcp_with_a_worker_killed(tmp_path, cluster, reference):
     address, workers = cluster
     wait_until("two workers", lambda: connected_workers(address) == 2)

@@ -122,6 +122,7 @@ def test_lines_survive_the_optimizer(path):
     assert visible and all(i.source is not None and i.source.line > 0 for i in visible)
 
 
+@pytest.mark.long
 def test_the_markers_change_nothing_naga_writes(monkeypatch):
     """Every corpus kernel, compiled marked and unmarked: the same code in every
     function, and the checker finds the same states and verdicts."""
