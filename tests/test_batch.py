@@ -48,6 +48,7 @@ def test_whole_suite_matches_check_program(published):
     assert {v for row in got for v in row} == {True, False}
 
 
+@pytest.mark.long
 def test_whole_suite_matches_cadp(oopsla_dir):
     with open(oopsla_dir / "cadp_verdicts.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))

@@ -65,6 +65,7 @@ def run(*args) -> subprocess.CompletedProcess[str]:
     return subprocess.run(progress_command() + list(map(str, args)), capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.long
 def test_sample_of_the_published_suite_compiles(oopsla_dir, tmp_path):
     files = sample(oopsla_dir)
     assert len(files) >= 30

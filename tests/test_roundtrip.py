@@ -92,6 +92,7 @@ def test_export_writes_files_that_read_back(tmp_path, capsys, fmt):
         assert (back == program) if not fmt else (len(back.threads) == len(program.threads))
 
 
+@pytest.mark.long
 def test_synth_export_reads_back_and_meets_its_headers(tmp_path, capsys):
     code, _, err = cli(capsys, "synth", "-t", "2", "-i", "2", "--out", tmp_path / "s.db", "--export", tmp_path / "x")
     assert code == 0, err

@@ -92,6 +92,7 @@ def test_symmetric_programs_agree_with_brute_force(program, monkeypatch_lifts):
     assert got == oracle(program) == unreduced(program)
 
 
+@pytest.mark.long
 @settings(**SETTINGS)
 @given(programs())
 def test_random_programs_agree_with_the_python_checker(program):
