@@ -144,6 +144,14 @@ def main() -> None:
     print(markdown(rows, versions()), end="")
 
 
+PREFIX_SUMS_BUFFERS = ("--buffer", "b_scanIn=1536", "--buffer", "b_scanOut=1536") + (
+    "--buffer",
+    "b_scanBump=1",
+    "--buffer",
+    "b_threadBlockReduction=2",
+)
+"""The buffer lengths both GPUPrefixSums scans are checked with (their runtime-sized arrays)."""
+
 KERNELS = (
     Kernel(
         "Vello (piet-gpu's tests)",
@@ -168,17 +176,7 @@ KERNELS = (
         "GPUPrefixSumsD3D12/Shaders/ChainedScanDecoupledLookback.hlsl",
         "f23b5a1c47f6b359196fa5f8dd68edca1f08e00a",
         "chained scan, decoupled look-back without fallback (HLSL, waves)",
-        ("--workgroups", "2", "--entry", "ChainedScanDecoupledLookbackExclusive")
-        + (
-            "--buffer",
-            "b_scanIn=1536",
-            "--buffer",
-            "b_scanOut=1536",
-            "--buffer",
-            "b_scanBump=1",
-            "--buffer",
-            "b_threadBlockReduction=2",
-        ),
+        ("--workgroups", "2", "--entry", "ChainedScanDecoupledLookbackExclusive") + PREFIX_SUMS_BUFFERS,
         ("GPUPrefixSumsD3D12/Shaders/ScanCommon.hlsl",),
     ),
     Kernel(
@@ -188,16 +186,7 @@ KERNELS = (
         "f23b5a1c47f6b359196fa5f8dd68edca1f08e00a",
         "chained scan, decoupled look-back with decoupled fallback (HLSL, waves)",
         ("--workgroups", "2", "--entry", "ChainedScanDecoupledLookbackDecoupledFallbackInclusive")
-        + (
-            "--buffer",
-            "b_scanIn=1536",
-            "--buffer",
-            "b_scanOut=1536",
-            "--buffer",
-            "b_scanBump=1",
-            "--buffer",
-            "b_threadBlockReduction=2",
-        ),
+        + PREFIX_SUMS_BUFFERS,
         ("GPUPrefixSumsD3D12/Shaders/ScanCommon.hlsl",),
     ),
 )
