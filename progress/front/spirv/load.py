@@ -25,7 +25,7 @@ from pathlib import Path
 
 from progress.errors import InputError, InputErrors, SourcePosition
 from progress.front.dat3m_header import assembly_settings
-from progress.front.header import LaunchSettings, launch_settings
+from progress.front.header import PREPROCESSED, LaunchSettings, launch_settings, not_preprocessed
 from progress.front.spirv.asmlines import assembly_lines
 from progress.front.spirv.decode import decode
 from progress.front.spirv.include import expand, missing_message, split_by_file
@@ -118,6 +118,8 @@ def load_kernel(
     if not data.strip():
         raise InputError(f"{name}: the file is empty")
     given = given or LaunchSettings()
+    if kind not in PREPROCESSED and (given.defines or given.include_dirs):
+        raise InputError(f"{name}: {not_preprocessed('-D' if given.defines else '-I', kind)}")
     if kind == "spv":
         return _finish(data, name, "", LaunchSettings(), given, optimized, None, limits)
     text = _text(data, name)
