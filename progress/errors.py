@@ -83,7 +83,7 @@ class InputErrors(InputError):
     @classmethod
     def joined(cls, errors: list[InputError]) -> InputError:
         """One error of every problem in `errors` (InputErrors flattened): the located
-        ones in source order (file, line, column), then the unlocated ones as given;
+        ones in source order (file, line; on one line, as given), then the unlocated ones as given;
         each problem once. A single problem is returned as itself."""
         flat: list[InputError] = []
         for error in errors:
@@ -102,10 +102,10 @@ class InputErrors(InputError):
         return "\n".join(shown)
 
 
-def _source_order(error: InputError) -> tuple[str, int, int]:
+def _source_order(error: InputError) -> tuple[str, int]:
     position = error.position
     assert position is not None
-    return (position.path, position.line, position.column)
+    return (position.path, position.line)
 
 
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")

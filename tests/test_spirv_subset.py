@@ -219,3 +219,17 @@ def test_problems_found_by_every_stage_come_together():
     assert "OpTypeArray: specialized to the length 0, not in 1..65536" in rendered
     assert "OpMemoryModel: addressing model PhysicalStorageBuffer64: only logical pointers" in rendered
     assert rendered.endswith("4 problems")
+
+
+TWO_ERRORS = "[numthreads(1, 1, 1)]\nvoid main()\n{\n    uint a = q;\n    uint b = a;\n    uint c = r;\n}\n"
+
+
+def test_every_compiler_error_is_reported_at_its_line():
+    """Slang's first error only was shown, '(and 1 more error)': now each, at its line (as
+    GPUSorting's SortCommon.hlsl, 9 errors on 6 lines, needs). glslang stops at the first
+    statement in error ('compilation terminated'), so it has no second line to show."""
+    with pytest.raises(InputError) as caught:
+        load_kernel(TWO_ERRORS.encode(), "two.hlsl", "hlsl")
+    rendered = caught.value.render()
+    assert [line.split(":")[1] for line in rendered.splitlines() if line.startswith("two.hlsl:")] == ["4", "6"]
+    assert "'q'" in rendered and "'r'" in rendered and "more error" not in rendered

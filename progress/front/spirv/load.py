@@ -141,8 +141,9 @@ def load_kernel(
     source = expanded.text.encode() if expanded.included else data
     try:
         binary = compile_shader(source, kind, name, entry if kind == "hlsl" else None, limits, wanted.defines)
-    except InputError as error:
-        raise missing_message(expanded, _relined(error, name, text)) from None
+    except InputError as error:  # each of the compiler's errors at the kernel's own line, or its include's
+        each = error.errors if isinstance(error, InputErrors) else (error,)
+        raise InputErrors.joined([missing_message(expanded, _relined(e, name, text)) for e in each]) from None
     try:
         guard_compiled(binary, source, kind, name, expanded.files, limits, defines=wanted.defines)
     except InputError as dropped:  # reported with every other problem of the module
