@@ -12,7 +12,8 @@ compiler)` compares the module, as the compiler produced it (before any
   at the lines of its statement, as many as the statement has calls;
 - every loop (`while`, `for`, `do ... while`) whose condition names a
   memory variable (a global that is not `const` or `static`: a buffer, its
-  members, `shared`/`groupshared`, a uniform) must keep a read of memory (an
+  members, `shared`/`groupshared`, a uniform) other than in an array's
+  `.length()` (which reads no memory) must keep a read of memory (an
   `OpLoad` not from a function-local variable, or an `OpAtomic*`) at the
   lines of its condition.
 
@@ -48,6 +49,8 @@ _NOT_MEMORY = re.compile(r"\b(const|static|struct|in|out|precision)\b")
 _BLOCK = re.compile(r"\b(buffer|uniform|cbuffer|tbuffer|shared)\b")
 _INSTANCE = re.compile(r"\s*([A-Za-z_]\w*)?\s*(?:\[[^\]]*\]\s*)*;")
 _ATTRIBUTES = re.compile(r"\b(?:layout|register|packoffset)\s*\([^)]*\)|\[\[.*?\]\]")
+_LENGTH = re.compile(r"[A-Za-z_][\w.]*(?:\[[^\]]*\][\w.]*)*\s*\.\s*length\s*\(\s*\)")
+"""`buffer.values.length()`: a runtime array's length (OpArrayLength), no read of memory."""
 _DECLARED = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*(?::[^;]*)?(?:=[^;]*)?;")
 
 
@@ -298,7 +301,7 @@ def _deleted_waits(
             if condition is None:
                 continue
             offset, words = statement.start + condition[0], condition[1]
-            named = [n for n in IDENTIFIER.findall(words) if n in memory]
+            named = [n for n in IDENTIFIER.findall(_LENGTH.sub(" ", words)) if n in memory]
             if not named:
                 continue
             first, last = _line(text, offset), _line(text, offset + len(words))
