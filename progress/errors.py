@@ -80,6 +80,19 @@ class InputErrors(InputError):
         super().__init__(first.message + (f"; also {also}{more}" if rest else ""), first.position)
         self.errors = tuple(errors)
 
+    @classmethod
+    def joined(cls, errors: list[InputError]) -> InputError:
+        """One error of every problem in `errors` (InputErrors flattened): the located
+        ones in source order (file, line; on one line, as given), then the unlocated ones as given;
+        each problem once. A single problem is returned as itself."""
+        flat: list[InputError] = []
+        for error in errors:
+            flat += list(error.errors) if isinstance(error, InputErrors) else [error]
+        unique = list({(str(e.position), e.message): e for e in flat}.values())
+        located = sorted((e for e in unique if e.position), key=_source_order)
+        found = located + [e for e in unique if e.position is None]
+        return found[0] if len(found) == 1 else cls(found)
+
     def render(self) -> str:
         shown = [error.render() for error in self.errors[: self.SHOWN]]
         if len(self.errors) > self.SHOWN:
@@ -87,6 +100,12 @@ class InputErrors(InputError):
         if len(self.errors) > 1:
             shown.append(f"{len(self.errors)} problems")
         return "\n".join(shown)
+
+
+def _source_order(error: InputError) -> tuple[str, int]:
+    position = error.position
+    assert position is not None
+    return (position.path, position.line)
 
 
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")

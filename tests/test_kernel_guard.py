@@ -183,3 +183,18 @@ def test_slang_gives_the_same_bytes_from_two_cold_caches(tmp_path, monkeypatch):
         binaries.append(toolchain.compile_shader(source, "hlsl", "k.hlsl"))
     assert binaries[0] == binaries[1]
     assert b"kernel.hlsl\0" in binaries[0] and b"progress-spirv-" not in binaries[0]
+
+
+def test_the_guard_and_the_subset_report_together(monkeypatch, capsys):
+    """The guard's refusal was raised before the subset was looked at: now every problem
+    of the kernel comes in one report, in line order."""
+    through_glslang(monkeypatch)
+    guard = Path(__file__).parent / "data" / "guard"
+    status, out, err = run(["check", "--buffer", "b=4", "guard_and_subset.hlsl"], monkeypatch, capsys, guard)
+    assert status == 2 and "checked 0 test(s)" in out
+    located = [line.split(": error: ")[0] for line in err.splitlines() if ": error: " in line]
+    assert [place.split(":")[1] for place in located] == ["7", "9", "11", "13"]
+    assert "OpGroupNonUniformQuadSwap: this subgroup operation is not supported" in err
+    assert "left no read of 'b' in this loop's condition" in err
+    assert "compiled InterlockedCompareStore without an atomic instruction" in err
+    assert "floating point is not supported" in err

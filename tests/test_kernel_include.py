@@ -244,3 +244,27 @@ def test_the_corpus_engine_lock_takes_a_define(monkeypatch):
 
     assert counter() == {3}
     assert counter("INCREMENT=4u") == {12}
+
+
+WGSL = "// progress: --workgroups 1 -D N=2\n@compute @workgroup_size(1) fn main() {}\n"
+SPVASM = Path(__file__).parent.parent / "litmus" / "kernels" / "spvasm_spinlock.spvasm"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["-D", "N=2", str(SPVASM)], ["-I", ".", str(SPVASM)], ["-D", "N", "k.wgsl"], ["-I", "lib", "k.wgsl"]],
+)
+def test_defines_and_include_folders_are_refused_where_nothing_preprocesses(args, tmp_path, monkeypatch, capsys):
+    """-D and -I were ignored, without a word, for WGSL and SPIR-V kernels (no preprocessor reads them)."""
+    (tmp_path / "k.wgsl").write_text(WGSL.replace(" -D N=2", ""))
+    status, out, err = run(["check", *args], monkeypatch, capsys, tmp_path)
+    assert status == 2 and "checked 0 test(s)" in out
+    kind = "WGSL" if args[-1].endswith(".wgsl") else "SPIR-V assembly"
+    assert f"{args[0]} is for GLSL and HLSL kernels: a {kind} kernel has no preprocessor" in err
+
+
+def test_a_define_in_a_wgsl_header_is_refused_at_its_line(tmp_path, monkeypatch, capsys):
+    (tmp_path / "k.wgsl").write_text(WGSL)
+    status, _, err = run(["check", "k.wgsl"], monkeypatch, capsys, tmp_path)
+    assert status == 2
+    assert "k.wgsl:1:29: error: -D is for GLSL and HLSL kernels: a WGSL kernel has no preprocessor" in err

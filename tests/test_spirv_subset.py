@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from progress.errors import InputError
+from progress.front.header import LaunchSettings
 from progress.front.spirv import subset
 from progress.front.spirv.load import load_kernel
 
@@ -114,6 +115,14 @@ CASES = {
         "OpCopyMemory",
         "OpCopyMemory: is not in the supported subset",
     ),
+    "a group operation of workgroup scope": (
+        kernel(
+            "%first = OpGroupNonUniformBroadcastFirst %uint %workgroup %u1\n",
+            capabilities="OpCapability GroupNonUniform\nOpCapability GroupNonUniformBallot\n",
+        ),
+        "OpGroupNonUniformBroadcastFirst",
+        "a group operation of Workgroup execution scope: only subgroup operations",
+    ),
     "an Output variable": (
         kernel(globals_="%pout = OpTypePointer Output %uint\n%out = OpVariable %pout Output\n", interface="%out"),
         "%pout = OpTypePointer",
@@ -178,3 +187,49 @@ def test_every_problem_is_reported_each_at_its_line():
     assert rendered.endswith(f"{len(lines)} problems")
     assert error.position is not None and error.position.line == lines[0]  # a float variable of main, line 5
     assert "; also several.comp:6:" in error.message  # one message for readers that show one
+
+
+STAGES = """#version 450
+#extension GL_EXT_buffer_reference : require
+#extension GL_KHR_shader_subgroup_quad : require
+layout(local_size_x = 2) in;
+layout(constant_id = 0) const uint N = 4;
+layout(buffer_reference, std430) buffer Next { uint value; };
+layout(std430, binding = 0) buffer B { uint flag; Next next; };
+shared uint slots[N];
+void main() {
+    slots[gl_LocalInvocationID.x] = flag;
+    uint q = subgroupQuadBroadcast(flag, 0u);
+    next.value = q;
+    while (atomicAdd(flag, 0u) == 0u) {}
+}
+"""
+
+
+def test_problems_found_by_every_stage_come_together():
+    """Physical addressing (a buffer reference), a quad operation and an array the
+    launch's --spec makes empty: each stage's refusal was raised alone (the
+    addressing model, without a line, or the array length), hiding the others."""
+    with pytest.raises(InputError) as caught:
+        load_kernel(STAGES.encode(), "stages.comp", "glsl", LaunchSettings(spec=(("0", 0),)))
+    rendered = caught.value.render()
+    assert rendered.splitlines()[0].startswith("stages.comp:11:")  # in source order, the located ones first
+    assert "stages.comp:11:1: error: OpGroupNonUniformQuadBroadcast: this subgroup operation" in rendered
+    assert "stages.comp:12:1: error: OpAccessChain: only logical pointers are supported" in rendered
+    assert "OpTypeArray: specialized to the length 0, not in 1..65536" in rendered
+    assert "OpMemoryModel: addressing model PhysicalStorageBuffer64: only logical pointers" in rendered
+    assert rendered.endswith("4 problems")
+
+
+TWO_ERRORS = "[numthreads(1, 1, 1)]\nvoid main()\n{\n    uint a = q;\n    uint b = a;\n    uint c = r;\n}\n"
+
+
+def test_every_compiler_error_is_reported_at_its_line():
+    """Slang's first error only was shown, '(and 1 more error)': now each, at its line (as
+    GPUSorting's SortCommon.hlsl, 9 errors on 6 lines, needs). glslang stops at the first
+    statement in error ('compilation terminated'), so it has no second line to show."""
+    with pytest.raises(InputError) as caught:
+        load_kernel(TWO_ERRORS.encode(), "two.hlsl", "hlsl")
+    rendered = caught.value.render()
+    assert [line.split(":")[1] for line in rendered.splitlines() if line.startswith("two.hlsl:")] == ["4", "6"]
+    assert "'q'" in rendered and "'r'" in rendered and "more error" not in rendered

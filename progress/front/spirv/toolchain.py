@@ -40,7 +40,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from progress.cache import CacheUnavailable, cache_root, check_entry, install, private_dir, trusted_file
-from progress.errors import InputError, SourcePosition
+from progress.errors import InputError, InputErrors, SourcePosition
 from progress.front.spirv import tools
 from progress.front.spirv.slang import renamed_source
 from progress.source import source_lines
@@ -251,14 +251,15 @@ def _glslang_error(output: str, source: bytes, name: str) -> InputError:
     if not located:
         problems = [m.strip() for m in _GLSLANG_GLOBAL.findall(output)] or [output.strip() or "no output"]
         return InputError(f"{name}: glslangValidator rejects the shader: " + "; ".join(problems))
-    line, message = int(located[0][0]), located[0][1].strip()
-    more = len(located) - 1
-    name, lines = _included(files[0], name, lines)
-    text = lines[line - 1] if 0 < line <= len(lines) else ""
-    token = _QUOTED.search(message)
-    column = text.find(token.group(1)) + 1 if token and token.group(1) in text else 1
-    suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
-    return InputError(message + suffix, SourcePosition(name, line, column, text))
+    errors = []
+    for file, (number, message) in zip(files, located):
+        shown, shown_lines = _included(file, name, lines)
+        line, message = int(number), message.strip()
+        text = shown_lines[line - 1] if 0 < line <= len(shown_lines) else ""
+        token = _QUOTED.search(message)
+        column = text.find(token.group(1)) + 1 if token and token.group(1) in text else 1
+        errors.append(InputError(message, SourcePosition(shown, line, column, text)))
+    return InputErrors.joined(errors)
 
 
 def _slang(source: bytes, flags: tuple[str, ...], name: str, work: Path, limits: ToolLimits) -> bytes:
@@ -271,17 +272,19 @@ def _slang(source: bytes, flags: tuple[str, ...], name: str, work: Path, limits:
 
 
 def _slang_error(output: str, source: bytes, name: str) -> InputError:
-    located = _SLANG_ERROR.search(output)
-    if located is None:
+    found = list(_SLANG_ERROR.finditer(output))
+    if not found:
         problems = [m.strip() for m in _SLANG_BARE.findall(output)] or [output.strip() or "no output"]
         return InputError(f"{name}: Slang rejects the shader: " + "; ".join(problems))
-    headline, file, detail = located.group(1), located.group(2), located.group(5)
-    line, column = int(located.group(3)), int(located.group(4))
-    name, lines = _included(file, name, source_lines(source.decode("utf-8", errors="replace")))
-    text = lines[line - 1] if 0 < line <= len(lines) else ""
-    more = len(re.findall(r"^error", output, re.MULTILINE)) - 1
-    suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more > 0 else ""
-    return InputError((detail.strip() or headline.strip()) + suffix, SourcePosition(name, line, column, text))
+    lines = source_lines(source.decode("utf-8", errors="replace"))
+    errors = []
+    for located in found:
+        headline, file, detail = located.group(1), located.group(2), located.group(5)
+        line, column = int(located.group(3)), int(located.group(4))
+        shown, shown_lines = _included(file, name, lines)
+        text = shown_lines[line - 1] if 0 < line <= len(shown_lines) else ""
+        errors.append(InputError(detail.strip() or headline.strip(), SourcePosition(shown, line, column, text)))
+    return InputErrors.joined(errors)
 
 
 def _included(file: str, name: str, lines: list[str]) -> tuple[str, list[str]]:
