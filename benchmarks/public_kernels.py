@@ -173,6 +173,9 @@ PREFIX_SUMS_BUFFERS = ("--buffer", "b_scanIn=1536", "--buffer", "b_scanOut=1536"
 )
 """The buffer lengths both GPUPrefixSums scans are checked with (their runtime-sized arrays)."""
 
+JIMARA_INCLUDE = "TheDonsky/Jimara/cb2332b/__Source__/Jimara"
+"""Jimara's include root (its kernels include "Graphics/Memory/Jimara_Atomics.glh"), relative to DIR."""
+
 KERNELS = (
     Kernel(
         "Vello (piet-gpu's tests)",
@@ -218,6 +221,25 @@ KERNELS = (
         "OneSweep radix sort, digit binning pass: decoupled look-back over the pass histograms (HLSL, waves)",
         ("--workgroups", "2", "--entry", "DigitBinningPass", "-D", "KEY_UINT"),
         ("GPUSortingD3D12/Shaders/SortCommon.hlsl",),
+    ),
+    Kernel(
+        "Jimara (game engine)",
+        "TheDonsky/Jimara",
+        "__Source__/Jimara-Tests/Graphics/Atomics/CriticalSection_SingleLock_Compute.comp",
+        "cb2332b98e2e5d77117dd77d4f3e4582f3162cdb",
+        "the engine's CAS-lock macros (Jimara_StartCriticalSection/EndCriticalSection, atomicCompSwap) "
+        "around one global lock, 128 invocations (GLSL, include through -I)",
+        ("--workgroups", "2", "-I", JIMARA_INCLUDE, "--buffer", "values=2"),
+        ("__Source__/Jimara/Graphics/Memory/Jimara_Atomics.glh",),
+    ),
+    Kernel(
+        "Jimara (game engine)",
+        "TheDonsky/Jimara",
+        "__Source__/Jimara-Tests/Graphics/Atomics/CriticalSection_MultiLock_Compute.comp",
+        "cb2332b98e2e5d77117dd77d4f3e4582f3162cdb",
+        "the same CAS-lock macros, one lock per element, 512 invocations",
+        ("--workgroups", "2", "-I", JIMARA_INCLUDE, "--buffer", "values=2"),
+        ("__Source__/Jimara/Graphics/Memory/Jimara_Atomics.glh",),
     ),
     Kernel(
         "Mesa (radv's BVH builder)",
