@@ -268,3 +268,37 @@ def test_a_define_in_a_wgsl_header_is_refused_at_its_line(tmp_path, monkeypatch,
     status, _, err = run(["check", "k.wgsl"], monkeypatch, capsys, tmp_path)
     assert status == 2
     assert "k.wgsl:1:29: error: -D is for GLSL and HLSL kernels: a WGSL kernel has no preprocessor" in err
+
+
+VULKAN_ONLY = """#version 450
+#extension GL_GOOGLE_include_directive : require
+#ifdef VULKAN
+#define INCREMENT 1u
+#else
+#include <stdint.h>
+#endif
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer B { uint counter; };
+void main() {
+    atomicAdd(counter, INCREMENT);
+}
+"""
+
+
+def test_the_guard_preprocesses_as_the_compiler_does(tmp_path, monkeypatch, capsys):
+    """glslang -V defines VULKAN (100); the guard's glslang -E did not, so the branch a
+    Vulkan build skips (Mesa's `#include <stdint.h>` in build_interface.h) was read and
+    the kernel refused ('Could not process include directive')."""
+    (tmp_path / "k.comp").write_text(VULKAN_ONLY)
+    status, out, err = run(["check", "--workgroups", "2", "k.comp"], monkeypatch, capsys, tmp_path)
+    assert status == 0, err
+    assert "11 verdict(s) guaranteed to terminate" in out
+
+
+def test_a_define_of_what_glslang_defines_names_the_define(tmp_path, monkeypatch, capsys):
+    """`-D VULKAN` was refused at the position '-1:1:1' (glslang's name for its -D lines)."""
+    (tmp_path / "k.comp").write_text(VULKAN_ONLY)
+    status, _, err = run(["check", "-D", "VULKAN", "k.comp"], monkeypatch, capsys, tmp_path)
+    assert status == 2 and "-1:" not in err
+    assert "k.comp: a -D given for it: '#define' : Macro redefined; different substitutions: VULKAN" in err
+    assert "(glslang defines VULKAN 100 itself for Vulkan)" in err

@@ -22,6 +22,8 @@ from progress.core.system import Grouping, System
 from progress.core.unit_symmetry import Quotient
 from progress.core.witness import Lasso, Plans, build_lasso, deadlock_lasso
 from progress.errors import Inconclusive
+from progress.models import fair as fair_model
+from progress.models import hsa, hsa_obe, lobe, obe, unfair
 from progress.models.base import NONE, STARTED, ProgressModel
 
 NO_FAIRNESS = "none"
@@ -215,14 +217,15 @@ def check_system(
         symmetric = None
         if reduce and supports(system) and reducible(system, queries):
             seen = probe(system, budget=budget)
-            if not seen.guess().any:  # no private cell in sight: interchangeable invocations first
+            quiet = seen.arrivals > 0 and foldable(system, queries)
+            if not seen.guess().any and not quiet:  # no private cell or barrier: interchangeable invocations first
                 symmetric = _check_quotient(system, queries, budget, witnesses, grouping, hierarchy)
         if symmetric is not None:
             verdicts = symmetric
         elif reduce and supports(system) and reducible(system, queries):
-            reduced, explored = reduce_system(system, budget, seen)
+            reduced, explored = reduce_system(system, budget, seen, quiet=foldable(system, queries))
             verdicts = _decide_all(explored, queries, budget, witnesses, grouping.n_threads, grouping, hierarchy)
-            verdicts = [_expanded(reduced, v, q) for v, q in zip(verdicts, queries)]
+            verdicts = [_expanded(reduced, v, q, grouping) for v, q in zip(verdicts, queries)]
         else:
             compiled = engine == "compiled" and compiles(system)
             found = None if compiled else _explore_or_none(system, budget, engine == "auto")
@@ -309,6 +312,16 @@ def reducible(system: System, queries: list[Query]) -> bool:
     )
 
 
+def foldable(system: System, queries: list[Query]) -> bool:
+    """Whether quiet steps may be folded too (docs/semantics.md section 13):
+    the system tells barrier arrivals apart (`arriving`) and every model is
+    a built-in one, whose F is unchanged when an enabled workgroup outside
+    it is disabled (13.1's condition R, tests/test_kernel_quiet.py)."""
+    builtin = {m.MODEL for m in (unfair, fair_model, hsa, obe, hsa_obe, lobe)}
+    models = [q.model.workgroup if isinstance(q.model, ScopedModel) else q.model for q in queries]
+    return hasattr(system, "arriving") and all(m in builtin for m in models)
+
+
 def _check_quotient(
     system: System,
     queries: list[Query],
@@ -331,12 +344,17 @@ def _check_quotient(
     return [v._replace(witness=quotient.concrete(v.witness)) if v.witness else v for v in verdicts]
 
 
-def _expanded(reduced: Reduced, verdict: Verdict, query: Query) -> Verdict:
+def _expanded(reduced: Reduced, verdict: Verdict, query: Query, grouping: Grouping) -> Verdict:
     """`verdict` with its lasso, found on the reduced system, made one of the original's."""
     if verdict.witness is None:
         return verdict
     model = query.model.workgroup if isinstance(query.model, ScopedModel) else query.model
-    lasso = expand(reduced, verdict.witness, verdict.fairness, model.memory is STARTED)
+    threads_of, units_of, n = grouping.threads_of, grouping.units_of, grouping.n_threads
+
+    def fair(enabled: int, memory: int | None) -> int:
+        return units_of(model.fair(threads_of(enabled), memory, n), enabled)
+
+    lasso = expand(reduced, verdict.witness, verdict.fairness, model.memory is STARTED, fair)
     return verdict._replace(witness=lasso)
 
 

@@ -224,6 +224,15 @@ class KernelSystem:
             return None
         return access.cells, access.instruction.opcode not in READS
 
+    def arriving(self, state: State, unit: int) -> bool:
+        """Whether `unit`'s next step is its arrival at a workgroup barrier
+        (docs/semantics.md section 13 folds some of them)."""
+        local = state[self._cells + unit]
+        if self._status[local] != POISED:
+            return False
+        access = self._access_of(unit, local)
+        return access.barrier and not access.collective
+
     def step(self, state: State, unit: int) -> State:
         local = state[self._cells + unit]
         if self._status[local] == LOOPING:

@@ -126,7 +126,8 @@ def preprocessed(
     """The source as glslang's preprocessor leaves it, lines where they were (`-E`; HLSL with `-D`),
     `#line` directives kept."""
     suffix = "comp" if kind == "glsl" else "hlsl"
-    flags = PREPROCESS_FLAGS + (("-D", "-S", "comp") if kind == "hlsl" else ()) + _glslang_defines(defines)
+    vulkan = () if kind == "hlsl" else tuple(PREDEFINED.items())  # what -V defines, as the compile saw it
+    flags = PREPROCESS_FLAGS + (("-D", "-S", "comp") if kind == "hlsl" else ()) + _glslang_defines(vulkan + defines)
     key = _key("glslangValidator", flags, source)
     entry = _entry(key, ".txt")
     if entry is not None and trusted_file(entry):
@@ -253,6 +254,9 @@ def _glslang_error(output: str, source: bytes, name: str) -> InputError:
         return InputError(f"{name}: glslangValidator rejects the shader: " + "; ".join(problems))
     errors = []
     for file, (number, message) in zip(files, located):
+        if file == DEFINES_FILE:
+            errors.append(InputError(f"{name}: a -D given for it: {message.strip()}{_predefined(message)}"))
+            continue
         shown, shown_lines = _included(file, name, lines)
         line, message = int(number), message.strip()
         text = shown_lines[line - 1] if 0 < line <= len(shown_lines) else ""
@@ -260,6 +264,17 @@ def _glslang_error(output: str, source: bytes, name: str) -> InputError:
         column = text.find(token.group(1)) + 1 if token and token.group(1) in text else 1
         errors.append(InputError(message, SourcePosition(shown, line, column, text)))
     return InputErrors.joined(errors)
+
+
+DEFINES_FILE = "-1"
+"""The file name glslang gives the -D definitions (its preamble) in its errors."""
+PREDEFINED = {"VULKAN": "100"}
+"""Macros glslang -V defines itself (SPIR-V for Vulkan); the guard's preprocessor (-E) is given them."""
+
+
+def _predefined(message: str) -> str:
+    named = [macro for macro in PREDEFINED if message.rstrip().endswith(f": {macro}")]
+    return f" (glslang defines {named[0]} {PREDEFINED[named[0]]} itself for Vulkan)" if named else ""
 
 
 def _slang(source: bytes, flags: tuple[str, ...], name: str, work: Path, limits: ToolLimits) -> bytes:
