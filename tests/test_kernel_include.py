@@ -302,3 +302,21 @@ def test_a_define_of_what_glslang_defines_names_the_define(tmp_path, monkeypatch
     assert status == 2 and "-1:" not in err
     assert "k.comp: a -D given for it: '#define' : Macro redefined; different substitutions: VULKAN" in err
     assert "(glslang defines VULKAN 100 itself for Vulkan)" in err
+
+
+def test_a_kernels_own_problems_come_before_its_includes(tmp_path, monkeypatch, capsys):
+    """Problems were sorted by file name, so an included `a.h` came before the kernel
+    `z.comp`, and a kernel named by an absolute path came before the includes shown
+    relative to the working folder: now the kernel first, then its includes in order."""
+    (tmp_path / "a.h").write_text("uint half_of(uint x) { return uint(float(x) * 0.5); }\n")
+    (tmp_path / "z.comp").write_text(
+        "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
+        "#extension GL_KHR_shader_subgroup_quad : require\n"
+        '#include "a.h"\nlayout(local_size_x = 1) in;\n'
+        "layout(set = 0, binding = 0) buffer B { uint v; };\n"
+        "void main() {\n    v = subgroupQuadBroadcast(v, 0u) + half_of(v);\n}\n"
+    )
+    status, _, err = run(["check", "z.comp"], monkeypatch, capsys, tmp_path)
+    files = [line.split(":")[0] for line in err.splitlines() if ": error: " in line]
+    assert status == 2 and files[0] == "z.comp" and "a.h" in files
+    assert files == sorted(files, key=lambda file: file != "z.comp")

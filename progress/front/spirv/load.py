@@ -143,7 +143,8 @@ def load_kernel(
         binary = compile_shader(source, kind, name, entry if kind == "hlsl" else None, limits, wanted.defines)
     except InputError as error:  # each of the compiler's errors at the kernel's own line, or its include's
         each = error.errors if isinstance(error, InputErrors) else (error,)
-        raise InputErrors.joined([missing_message(expanded, _relined(e, name, text)) for e in each]) from None
+        files = tuple(file for file, _ in expanded.files)
+        raise InputErrors.joined([missing_message(expanded, _relined(e, name, text)) for e in each], files) from None
     try:
         guard_compiled(binary, source, kind, name, expanded.files, limits, defines=wanted.defines)
     except InputError as dropped:  # reported with every other problem of the module
@@ -205,7 +206,8 @@ def _finish(
     try:
         loaded = _checked(module, binary, before, name, text, header, given, kind, limits)
     except InputError as error:
-        raise InputErrors.joined([error, *refused, *([found] if found else [])]) from None
+        files = (name, *(file for file, _ in included))
+        raise InputErrors.joined([error, *refused, *([found] if found else [])], files) from None
     if found is not None:
         raise found
     return loaded
