@@ -51,7 +51,7 @@ OWNED_BY_NONE, READONLY = -1, -2
 CHAIN = 1 << 16
 """Quiet steps of one normal form beyond which a reduced exploration gives up (ROUND)."""
 CHUNK = 1 << 16
-"""States expanded between two looks at the clock and the resident memory."""
+"""Unit steps (states expanded times units) between two looks at the clock and the resident memory."""
 
 _H1 = np.uint64(0x100000001B3)
 _H2 = np.uint64(0x9E3779B97F4A7C15)
@@ -621,7 +621,7 @@ def explore_kernel(
 ) -> Graph:
     """Every state of `kernel` reachable from its initial one (raises
     Inconclusive past `max_states`, the monotonic `deadline`, or `budget`'s
-    memory bound, looked at every CHUNK states; its message is the budget's).
+    memory bound, looked at every CHUNK unit steps; its message is the budget's).
     With `reduction`, the normal forms of section 13 reachable from its
     initial one, each edge a step and the quiet steps of its workgroup."""
     if getattr(kernel, "collective", False):
@@ -651,6 +651,7 @@ def explore_kernel(
     miss = np.zeros(4, np.int64)
     count, s, nedges = 1, 0, 0
     limit = np.int64(max_states if max_states is not None else np.iinfo(np.int64).max)
+    chunk = max(16, CHUNK // max(1, width - ncells))  # states per look at the clock: fewer when each has many units
     while True:
         t = tables
         code, s, count, nedges = explore(
@@ -658,7 +659,7 @@ def explore_kernel(
             t.status.array, t.barrier.array, group, kernel.per_group, ncells,
             t.access.keys, t.access.values, t.acoff.array, t.aclen.array, t.acells.array, t.abar.array,
             t.rtable, t.raid.array, t.rvoff.array, t.rvals.array, t.rwoff.array, t.rwlen.array, t.rwat.array,
-            t.rwval.array, t.rnext.array, t.release.keys, t.release.values, limit, miss, s + CHUNK,
+            t.rwval.array, t.rnext.array, t.release.keys, t.release.values, limit, miss, s + chunk,
             reduction is not None, owner, t.awr.array, t.aseen.array, init_loc, missrow,
         )  # fmt: skip
         if code in (DONE, BROKEN, ROUND) and reduction is not None:
