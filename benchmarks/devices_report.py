@@ -38,8 +38,22 @@ LANES = [
         "CUDA, each test's threads as the lanes of one warp (`progress run --scope lane`), sm_90 build "
         "(independent thread scheduling), 20 iterations (lanes/README.md)",
     ),
+    (
+        "h200-wgpu-lanes",
+        "lanes/lanes_wgpu_h200.csv",
+        [str(OOPSLA)],
+        "Vulkan through wgpu, each test's threads as the lanes of one subgroup of 32 (`progress run --backend "
+        "wgpu --scope lane`), 10 iterations (lanes/README.md)",
+    ),
+    (
+        "lavapipe-wgpu-lanes",
+        "lanes/lanes_wgpu_lavapipe.csv",
+        [str(OOPSLA)],
+        "lavapipe (Mesa 22.3.6, a CPU Vulkan) through wgpu, the lanes of one subgroup of 8, 3 iterations "
+        "(lanes/README.md)",
+    ),
 ]
-"""Intra-warp H200 runs: judged at the lane scope, as the artifact's two intra-warp runs are."""
+"""Intra-warp runs made here (H200, lavapipe): judged at the lane scope, as the artifact's two intra-warp runs are."""
 PAPER = ["a12", "a14", "gf940m", "rtx4k", "g77", "hd620", "a620", "tx1"]
 VARIANTS = ["rtx4k-coop", "rtx4k-subgroup", "rtx4k-subgroup-sm70"]
 COMMAND = "python benchmarks/devices_report.py"

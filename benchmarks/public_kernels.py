@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,9 +73,9 @@ def check(kernel: Kernel, root: Path, time_limit: float) -> dict[str, object]:
     row["exit"] = done.returncode
     results = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode == 2 or not results:
-        errors = [line for line in done.stderr.splitlines() if line.strip()]
+        errors = [line.replace(str(root) + "/", "") for line in done.stderr.splitlines() if line.strip()]
         first = next((line for line in errors if "error" in line), errors[0] if errors else "(no message)")
-        row |= {"outcome": "refused", "detail": first.replace(str(root) + "/", ""), "errors": errors}
+        row |= {"outcome": "refused", "detail": first, "errors": errors, "problems": _problems(errors)}
         return row
     verdicts = {(r["model"], r["fairness"]): r["terminates"] for r in results[0]["results"]}
     flags = [_flag(verdicts.get(("unfair", "none")))] + [_flag(verdicts.get(key)) for key in ORDER]
@@ -84,6 +86,23 @@ def check(kernel: Kernel, root: Path, time_limit: float) -> dict[str, object]:
     if reasons:
         row["detail"] = "; ".join(sorted(reasons))
     return row
+
+
+def _problems(errors: list[str]) -> str:
+    """A refusal's problems in short: how many, at how many lines, and the reasons by count
+    (the reason: the message after the instruction's name, up to its first parenthesis)."""
+    total = next((int(line.split()[0]) for line in errors if re.fullmatch(r"\d+ problems", line)), 1)
+    located = [line for line in errors if re.match(r"\S+:\d+:\d+: error: ", line)]
+    places = {tuple(line.split(":")[:2]) for line in located}
+    reasons: Counter[str] = Counter()
+    for line in located:
+        message = line.split(": error: ", 1)[1]
+        reason = message.split(": ", 1)[1] if re.match(r"Op\w+: ", message) else message
+        reasons[reason.split(" (")[0]] += 1
+    shown = "; ".join(f"{reason} x{count}" for reason, count in reasons.most_common())
+    if total > len(located):
+        return f"{total} problems, the {len(located)} shown at {len(places)} lines: {shown}"
+    return f"{total} problems at {len(places)} lines: {shown}"
 
 
 def _flag(terminates: bool | None) -> str:
@@ -124,6 +143,8 @@ def markdown(rows: list[dict[str, object]], tools: list[str]) -> str:
                 result += f"; {r['detail']}"
         else:
             result = f"exit {r.get('exit', '-')}: {r.get('detail', '')}"
+            if r.get("problems"):
+                result += f"; in all, {r['problems']}"
         result = result.replace("|", "\\|")
         lines.append(f"| {r['project']} | `{where}` | {r['what']} | `{options}` | {r['outcome']} | {result} |")
     return "\n".join(lines) + "\n"
@@ -151,6 +172,9 @@ PREFIX_SUMS_BUFFERS = ("--buffer", "b_scanIn=1536", "--buffer", "b_scanOut=1536"
     "b_threadBlockReduction=2",
 )
 """The buffer lengths both GPUPrefixSums scans are checked with (their runtime-sized arrays)."""
+
+JIMARA_INCLUDE = "TheDonsky/Jimara/cb2332b/__Source__/Jimara"
+"""Jimara's include root (its kernels include "Graphics/Memory/Jimara_Atomics.glh"), relative to DIR."""
 
 KERNELS = (
     Kernel(
@@ -188,6 +212,45 @@ KERNELS = (
         ("--workgroups", "2", "--entry", "ChainedScanDecoupledLookbackDecoupledFallbackInclusive")
         + PREFIX_SUMS_BUFFERS,
         ("GPUPrefixSumsD3D12/Shaders/ScanCommon.hlsl",),
+    ),
+    Kernel(
+        "GPUSorting (D3D12)",
+        "b0nes164/GPUSorting",
+        "GPUSortingD3D12/Shaders/OneSweep.hlsl",
+        "ac4d437c0f4c723577ba4bb7ee0df461bd3760a5",
+        "OneSweep radix sort, digit binning pass: decoupled look-back over the pass histograms (HLSL, waves)",
+        ("--workgroups", "2", "--entry", "DigitBinningPass", "-D", "KEY_UINT"),
+        ("GPUSortingD3D12/Shaders/SortCommon.hlsl",),
+    ),
+    Kernel(
+        "Jimara (game engine)",
+        "TheDonsky/Jimara",
+        "__Source__/Jimara-Tests/Graphics/Atomics/CriticalSection_SingleLock_Compute.comp",
+        "cb2332b98e2e5d77117dd77d4f3e4582f3162cdb",
+        "the engine's CAS-lock macros (Jimara_StartCriticalSection/EndCriticalSection, atomicCompSwap) "
+        "around one global lock, 128 invocations (GLSL, include through -I)",
+        ("--workgroups", "2", "-I", JIMARA_INCLUDE, "--buffer", "values=2"),
+        ("__Source__/Jimara/Graphics/Memory/Jimara_Atomics.glh",),
+    ),
+    Kernel(
+        "Jimara (game engine)",
+        "TheDonsky/Jimara",
+        "__Source__/Jimara-Tests/Graphics/Atomics/CriticalSection_MultiLock_Compute.comp",
+        "cb2332b98e2e5d77117dd77d4f3e4582f3162cdb",
+        "the same CAS-lock macros, one lock per element, 512 invocations",
+        ("--workgroups", "2", "-I", JIMARA_INCLUDE, "--buffer", "values=2"),
+        ("__Source__/Jimara/Graphics/Memory/Jimara_Atomics.glh",),
+    ),
+    Kernel(
+        "Mesa (radv's BVH builder)",
+        "Saikatsaha1996/mesa-Panfrost-G610",
+        "src/amd/vulkan/bvh/ploc_internal.comp",
+        "40f78e74c023992a470cec670486846a7de83c15",
+        "PLOC BVH build: phases synchronized across workgroups by spinning on global counters, "
+        "a decoupled look-back prefix scan (GLSL, buffer references; a Mesa mirror: bminor/mesa-mesa "
+        "holds this file without its headers at the same commit)",
+        ("--workgroups", "2"),
+        tuple(f"src/amd/vulkan/bvh/{h}" for h in ("build_interface.h", "build_helpers.h", "bvh.h")),
     ),
 )
 

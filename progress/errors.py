@@ -80,6 +80,27 @@ class InputErrors(InputError):
         super().__init__(first.message + (f"; also {also}{more}" if rest else ""), first.position)
         self.errors = tuple(errors)
 
+    @classmethod
+    def joined(cls, errors: list[InputError], files: tuple[str, ...] = ()) -> InputError:
+        """One error of every problem in `errors` (InputErrors flattened): the located
+        ones in source order (file: those of `files` in its order, say a kernel and then
+        what it includes, then the others by name; line; on one line, as given), then the
+        unlocated ones as given; each problem once. A single problem is returned as itself."""
+        flat: list[InputError] = []
+        for error in errors:
+            flat += list(error.errors) if isinstance(error, InputErrors) else [error]
+        unique = list({(str(e.position), e.message): e for e in flat}.values())
+        rank = {file: at for at, file in enumerate(files)}
+
+        def order(error: InputError) -> tuple[int, str, int]:
+            position = error.position
+            assert position is not None
+            return (rank.get(position.path, len(rank)), position.path, position.line)
+
+        located = sorted((e for e in unique if e.position), key=order)
+        found = located + [e for e in unique if e.position is None]
+        return found[0] if len(found) == 1 else cls(found)
+
     def render(self) -> str:
         shown = [error.render() for error in self.errors[: self.SHOWN]]
         if len(self.errors) > self.SHOWN:

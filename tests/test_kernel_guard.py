@@ -183,3 +183,35 @@ def test_slang_gives_the_same_bytes_from_two_cold_caches(tmp_path, monkeypatch):
         binaries.append(toolchain.compile_shader(source, "hlsl", "k.hlsl"))
     assert binaries[0] == binaries[1]
     assert b"kernel.hlsl\0" in binaries[0] and b"progress-spirv-" not in binaries[0]
+
+
+def test_the_guard_and_the_subset_report_together(monkeypatch, capsys):
+    """The guard's refusal was raised before the subset was looked at: now every problem
+    of the kernel comes in one report, in line order."""
+    through_glslang(monkeypatch)
+    guard = Path(__file__).parent / "data" / "guard"
+    status, out, err = run(["check", "--buffer", "b=4", "guard_and_subset.hlsl"], monkeypatch, capsys, guard)
+    assert status == 2 and "checked 0 test(s)" in out
+    located = [line.split(": error: ")[0] for line in err.splitlines() if ": error: " in line]
+    assert [place.split(":")[1] for place in located] == ["7", "7", "9", "11", "13"]  # 7: a float and its FAdd
+    assert "OpGroupNonUniformFAdd: this subgroup operation is not supported" in err
+    assert "left no read of 'b' in this loop's condition" in err
+    assert "compiled InterlockedCompareStore without an atomic instruction" in err
+    assert "floating point is not supported" in err
+
+
+def test_atomics_and_waits_behind_macros_are_asked_for():
+    """The guard read the source text, where `ADD_ONE(data)` and `WAIT(flag)` show no atomic
+    and no loop: a module without them passed. It reads the preprocessor's output now."""
+    defines = "#define ADD_ONE(x) atomicOr(x, 1u)\n#define WAIT(x) while (x == 2u) {}\n"
+    real = SPIN.replace("#version 450\n", "#version 450\n" + defines)
+    real = real.replace("atomicAdd(data, i);", "atomicAdd(data, i); ADD_ONE(data);")
+    real = real.replace("for (uint j = 0u; j < 3u; j++) { i += j; }", "WAIT(flag);")
+    dropped = real.replace("atomicOr(x, 1u)", "").replace("while (x == 2u) {}", "")  # same lines, no sync
+    active = toolchain.preprocessed(real.encode(), "glsl", "k")
+    with pytest.raises(InputError) as caught:
+        check_kept(module_of(dropped), {"k": (real, active)}, "glsl", "cc")
+    found = [f"{e.position}: {e.message}" for e in caught.value.errors]  # at the macro's line, its first word
+    assert found[0].startswith("k:9:5: cc left no read of 'flag' in this loop's condition")
+    assert found[1].startswith("k:12:5: cc compiled atomicOr without an atomic instruction (1 of 2 kept here)")
+    assert refused(module_of(real), real) == []  # the module that keeps them passes

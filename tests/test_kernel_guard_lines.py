@@ -35,3 +35,13 @@ def test_an_hlsl_entry_point_other_than_main():
     given = LaunchSettings(entry="Init", workgroups=2, buffers={"flags": 2})
     (final,) = terminal_memories(kernel_system(path, given), None, None)
     assert dict(final) == {"flags[0]": 0, "flags[1]": 0}
+
+
+def test_a_loop_bounded_by_a_runtime_arrays_length_is_no_wait():
+    """`i < elements.values.length()` names a buffer but reads no memory (OpArrayLength):
+    the guard refused the kernel as a deleted wait. Each of 2 workgroups adds 1 to each
+    cell under the lock."""
+    path = DATA / "length_loop.comp"
+    given = LaunchSettings(workgroups=2, buffers={"values": 2})
+    (final,) = terminal_memories(kernel_system(path, given), None, None)
+    assert dict(final) == {"elements.values[0]": 2, "elements.values[1]": 2, "lock.value": 0}

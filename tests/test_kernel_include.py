@@ -244,3 +244,79 @@ def test_the_corpus_engine_lock_takes_a_define(monkeypatch):
 
     assert counter() == {3}
     assert counter("INCREMENT=4u") == {12}
+
+
+WGSL = "// progress: --workgroups 1 -D N=2\n@compute @workgroup_size(1) fn main() {}\n"
+SPVASM = Path(__file__).parent.parent / "litmus" / "kernels" / "spvasm_spinlock.spvasm"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["-D", "N=2", str(SPVASM)], ["-I", ".", str(SPVASM)], ["-D", "N", "k.wgsl"], ["-I", "lib", "k.wgsl"]],
+)
+def test_defines_and_include_folders_are_refused_where_nothing_preprocesses(args, tmp_path, monkeypatch, capsys):
+    """-D and -I were ignored, without a word, for WGSL and SPIR-V kernels (no preprocessor reads them)."""
+    (tmp_path / "k.wgsl").write_text(WGSL.replace(" -D N=2", ""))
+    status, out, err = run(["check", *args], monkeypatch, capsys, tmp_path)
+    assert status == 2 and "checked 0 test(s)" in out
+    kind = "WGSL" if args[-1].endswith(".wgsl") else "SPIR-V assembly"
+    assert f"{args[0]} is for GLSL and HLSL kernels: a {kind} kernel has no preprocessor" in err
+
+
+def test_a_define_in_a_wgsl_header_is_refused_at_its_line(tmp_path, monkeypatch, capsys):
+    (tmp_path / "k.wgsl").write_text(WGSL)
+    status, _, err = run(["check", "k.wgsl"], monkeypatch, capsys, tmp_path)
+    assert status == 2
+    assert "k.wgsl:1:29: error: -D is for GLSL and HLSL kernels: a WGSL kernel has no preprocessor" in err
+
+
+VULKAN_ONLY = """#version 450
+#extension GL_GOOGLE_include_directive : require
+#ifdef VULKAN
+#define INCREMENT 1u
+#else
+#include <stdint.h>
+#endif
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer B { uint counter; };
+void main() {
+    atomicAdd(counter, INCREMENT);
+}
+"""
+
+
+def test_the_guard_preprocesses_as_the_compiler_does(tmp_path, monkeypatch, capsys):
+    """glslang -V defines VULKAN (100); the guard's glslang -E did not, so the branch a
+    Vulkan build skips (Mesa's `#include <stdint.h>` in build_interface.h) was read and
+    the kernel refused ('Could not process include directive')."""
+    (tmp_path / "k.comp").write_text(VULKAN_ONLY)
+    status, out, err = run(["check", "--workgroups", "2", "k.comp"], monkeypatch, capsys, tmp_path)
+    assert status == 0, err
+    assert "11 verdict(s) guaranteed to terminate" in out
+
+
+def test_a_define_of_what_glslang_defines_names_the_define(tmp_path, monkeypatch, capsys):
+    """`-D VULKAN` was refused at the position '-1:1:1' (glslang's name for its -D lines)."""
+    (tmp_path / "k.comp").write_text(VULKAN_ONLY)
+    status, _, err = run(["check", "-D", "VULKAN", "k.comp"], monkeypatch, capsys, tmp_path)
+    assert status == 2 and "-1:" not in err
+    assert "k.comp: a -D given for it: '#define' : Macro redefined; different substitutions: VULKAN" in err
+    assert "(glslang defines VULKAN 100 itself for Vulkan)" in err
+
+
+def test_a_kernels_own_problems_come_before_its_includes(tmp_path, monkeypatch, capsys):
+    """Problems were sorted by file name, so an included `a.h` came before the kernel
+    `z.comp`, and a kernel named by an absolute path came before the includes shown
+    relative to the working folder: now the kernel first, then its includes in order."""
+    (tmp_path / "a.h").write_text("uint half_of(uint x) { return uint(float(x) * 0.5); }\n")
+    (tmp_path / "z.comp").write_text(
+        "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
+        "#extension GL_KHR_shader_subgroup_quad : require\n"
+        '#include "a.h"\nlayout(local_size_x = 1) in;\n'
+        "layout(set = 0, binding = 0) buffer B { uint v; };\n"
+        "void main() {\n    v = subgroupQuadBroadcast(v, 0u) + half_of(v);\n}\n"
+    )
+    status, _, err = run(["check", "z.comp"], monkeypatch, capsys, tmp_path)
+    files = [line.split(":")[0] for line in err.splitlines() if ": error: " in line]
+    assert status == 2 and files[0] == "z.comp" and "a.h" in files
+    assert files == sorted(files, key=lambda file: file != "z.comp")

@@ -158,9 +158,9 @@ def test_a_broken_ownership_guess_is_dropped(tmp_path, monkeypatch):
     guesses = []
     original = reduce.Reduced.__init__
 
-    def spy(self, kernel, ownership, accesses):
+    def spy(self, kernel, ownership, accesses, quiet=False):
         guesses.append(ownership)
-        original(self, kernel, ownership, accesses)
+        original(self, kernel, ownership, accesses, quiet)
 
     monkeypatch.setattr(reduce.Reduced, "__init__", spy)
     kernel = system(module, 2)

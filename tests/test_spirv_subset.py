@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from progress.errors import InputError
+from progress.front.header import LaunchSettings
 from progress.front.spirv import subset
 from progress.front.spirv.load import load_kernel
 
@@ -74,26 +75,26 @@ def test_a_plain_kernel_is_inside():
 
 
 CASES = {
-    "a quad operation": (
+    "a subgroup operation of SPV_KHR_shader_ballot": (
         kernel(
-            "%q = OpGroupNonUniformQuadBroadcast %uint %subgroup %u1 %u0\n",
-            capabilities="OpCapability GroupNonUniform\nOpCapability GroupNonUniformQuad\n",
+            "%q = OpSubgroupFirstInvocationKHR %uint %u1\n",
+            capabilities='OpCapability SubgroupBallotKHR\nOpExtension "SPV_KHR_shader_ballot"\n',
         ),
-        "OpGroupNonUniformQuadBroadcast",
-        "OpGroupNonUniformQuadBroadcast: this subgroup operation is not supported",
+        "OpSubgroupFirstInvocationKHR",
+        "OpSubgroupFirstInvocationKHR: this subgroup operation is not supported",
     ),
     "device barrier": (
         kernel("OpControlBarrier %device %device %sem\n"),
         "OpControlBarrier %device",
         "OpControlBarrier: spirv-val: ",  # Vulkan's rule, before the subset's: Workgroup or Subgroup
     ),
-    "a quad swap": (
+    "a read of another invocation (SPV_KHR_shader_ballot)": (
         kernel(
-            "%q = OpGroupNonUniformQuadSwap %uint %subgroup %u1 %u0\n",
-            capabilities="OpCapability GroupNonUniform\nOpCapability GroupNonUniformQuad\n",
+            "%q = OpSubgroupReadInvocationKHR %uint %u1 %u0\n",
+            capabilities='OpCapability SubgroupBallotKHR\nOpExtension "SPV_KHR_shader_ballot"\n',
         ),
-        "OpGroupNonUniformQuadSwap",
-        "OpGroupNonUniformQuadSwap: this subgroup operation is not supported",
+        "OpSubgroupReadInvocationKHR",
+        "OpSubgroupReadInvocationKHR: this subgroup operation is not supported",
     ),
     "float": (
         kernel("%f = OpConvertUToF %float %u1\n", globals_="%float = OpTypeFloat 32\n"),
@@ -113,6 +114,14 @@ CASES = {
         kernel("OpCopyMemory %cell %cell\n"),
         "OpCopyMemory",
         "OpCopyMemory: is not in the supported subset",
+    ),
+    "a group operation of workgroup scope": (
+        kernel(
+            "%first = OpGroupNonUniformBroadcastFirst %uint %workgroup %u1\n",
+            capabilities="OpCapability GroupNonUniform\nOpCapability GroupNonUniformBallot\n",
+        ),
+        "OpGroupNonUniformBroadcastFirst",
+        "a group operation of Workgroup execution scope: only subgroup operations",
     ),
     "an Output variable": (
         kernel(globals_="%pout = OpTypePointer Output %uint\n%out = OpVariable %pout Output\n", interface="%out"),
@@ -149,14 +158,14 @@ def test_the_supported_instructions_exist_in_the_grammar():
 
 
 SEVERAL = """#version 450
-#extension GL_KHR_shader_subgroup_quad : require
+#extension GL_ARB_shader_ballot : require
 layout(local_size_x = 1) in;
 layout(std430, binding = 0) buffer B { uint lock; uint seen; };
 void main() {
-    uint votes = subgroupQuadBroadcast(lock, 0u);
-    seen = subgroupQuadSwapHorizontal(votes);
+    uint votes = readFirstInvocationARB(lock);
+    seen = readInvocationARB(votes, 0u);
     float half_ = float(lock) * 0.5;
-    if (subgroupElect()) {
+    if (votes == 0u) {
         atomicExchange(lock, uint(half_));
     }
 }
@@ -172,9 +181,55 @@ def test_every_problem_is_reported_each_at_its_line():
     rendered = error.render()
     lines = [int(line.split(":")[1]) for line in rendered.splitlines() if line.startswith("several.comp:")]
     assert lines == sorted(lines) and {6, 7, 8, 10} <= set(lines)
-    assert "OpGroupNonUniformQuadBroadcast: this subgroup operation is not supported" in rendered
-    assert "OpGroupNonUniformQuadSwap: this subgroup operation is not supported" in rendered
+    assert "OpSubgroupFirstInvocationKHR: this subgroup operation is not supported" in rendered
+    assert "OpSubgroupReadInvocationKHR: this subgroup operation is not supported" in rendered
     assert "floating point is not supported" in rendered
     assert rendered.endswith(f"{len(lines)} problems")
     assert error.position is not None and error.position.line == lines[0]  # a float variable of main, line 5
     assert "; also several.comp:6:" in error.message  # one message for readers that show one
+
+
+STAGES = """#version 450
+#extension GL_EXT_buffer_reference : require
+#extension GL_ARB_shader_ballot : require
+layout(local_size_x = 2) in;
+layout(constant_id = 0) const uint N = 4;
+layout(buffer_reference, std430) buffer Next { uint value; };
+layout(std430, binding = 0) buffer B { uint flag; Next next; };
+shared uint slots[N];
+void main() {
+    slots[gl_LocalInvocationID.x] = flag;
+    uint q = readFirstInvocationARB(flag);
+    next.value = q;
+    while (atomicAdd(flag, 0u) == 0u) {}
+}
+"""
+
+
+def test_problems_found_by_every_stage_come_together():
+    """Physical addressing (a buffer reference), a subgroup operation outside the subset and an array the
+    launch's --spec makes empty: each stage's refusal was raised alone (the
+    addressing model, without a line, or the array length), hiding the others."""
+    with pytest.raises(InputError) as caught:
+        load_kernel(STAGES.encode(), "stages.comp", "glsl", LaunchSettings(spec=(("0", 0),)))
+    rendered = caught.value.render()
+    assert rendered.splitlines()[0].startswith("stages.comp:11:")  # in source order, the located ones first
+    assert "stages.comp:11:1: error: OpSubgroupFirstInvocationKHR: this subgroup operation" in rendered
+    assert "stages.comp:12:1: error: OpAccessChain: only logical pointers are supported" in rendered
+    assert "OpTypeArray: specialized to the length 0, not in 1..65536" in rendered
+    assert "OpMemoryModel: addressing model PhysicalStorageBuffer64: only logical pointers" in rendered
+    assert rendered.endswith("4 problems")
+
+
+TWO_ERRORS = "[numthreads(1, 1, 1)]\nvoid main()\n{\n    uint a = q;\n    uint b = a;\n    uint c = r;\n}\n"
+
+
+def test_every_compiler_error_is_reported_at_its_line():
+    """Slang's first error only was shown, '(and 1 more error)': now each, at its line (as
+    GPUSorting's SortCommon.hlsl, 9 errors on 6 lines, needs). glslang stops at the first
+    statement in error ('compilation terminated'), so it has no second line to show."""
+    with pytest.raises(InputError) as caught:
+        load_kernel(TWO_ERRORS.encode(), "two.hlsl", "hlsl")
+    rendered = caught.value.render()
+    assert [line.split(":")[1] for line in rendered.splitlines() if line.startswith("two.hlsl:")] == ["4", "6"]
+    assert "'q'" in rendered and "'r'" in rendered and "more error" not in rendered

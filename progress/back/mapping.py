@@ -42,3 +42,22 @@ def lane_mapping_c() -> str:
         "    *instance = (int)i;\n"
         "    return true;"
     )
+
+
+def lane_mapping_wgsl(width: int) -> str:
+    """`progress.gpu.heuristics.lane_slot` for subgroups of `width` lanes as WGSL
+    statements (for `wgsl_source.lane_shader`): `b` the block (workgroup),
+    `lane` the local invocation, `n`, `m` as in `mapping_wgsl`; it assigns
+    `instance` and `thread`, and `idle` (true for an idle lane)."""
+    return (
+        f"let k = {width}u / n;\n"
+        "    if (params.h == 0u) { idle = b != 0u || lane >= n; instance = 0u; thread = lane; }\n"
+        "    else if (lane >= k * n) { idle = true; }\n"
+        "    else {\n"
+        "        var local: u32;\n"
+        "        if (params.h == 2u) { local = lane % k; thread = lane / k; }\n"
+        "        else { local = lane / n; thread = lane % n; }\n"
+        "        instance = b * k + local;\n"
+        "        idle = instance >= m;\n"
+        "    }"
+    )

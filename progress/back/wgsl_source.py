@@ -45,7 +45,7 @@ turns a deadline in seconds into a budget from a measured spin rate
 from __future__ import annotations
 
 from progress.back.codegen import location_index
-from progress.back.mapping import mapping_wgsl
+from progress.back.mapping import lane_mapping_wgsl, mapping_wgsl
 from progress.core.program import Instr, Program
 
 PRELUDE = """\
@@ -125,6 +125,45 @@ ${cases}
 }
 """
 
+LANE_ENTRY = """
+@compute @workgroup_size(${width})
+fn main(@builtin(workgroup_id) id: vec3<u32>, @builtin(local_invocation_index) lane: u32,
+        @builtin(num_subgroups) groups: u32) {
+    // One subgroup per workgroup (--scope lane): a test's threads are lanes of it.
+    let b = id.y * params.width + id.x;
+    if (b >= params.workgroups) {
+        return;
+    }
+    if (lane == 0u && groups != 1u) {
+        atomicAdd(&state.split, 1u);
+    }
+    let n = ${n}u;
+    let m = params.m;
+    var instance = 0u;
+    var thread = 0u;
+    var idle = false;
+    ${mapping}
+    if (params.trace != 0u) {
+        trace[b * ${width}u + lane] = select(i32(instance * n + thread), -1, idle);
+    }
+    if (idle) {
+        return;
+    }
+    let base = instance * ${l}u;
+    switch thread {
+${cases}
+        default: {}
+    }
+}
+"""
+
+LANE_STATE = """struct State {
+    count: atomic<u32>,   // instances with a thread that timed out
+    expired: atomic<u32>, // 1 once a thread spent its budget: the launch's deadline
+    cut: atomic<u32>,     // threads whose loop the implementation cut short
+    split: atomic<u32>,   // workgroups that ran as more than one subgroup (--scope lane)
+}"""
+
 ENTRY_POINT = "main"
 """The name of every test shader's compute entry point."""
 
@@ -146,6 +185,30 @@ def shader(program: Program) -> str:
     parts += [_thread(t, thread, cells) for t, thread in enumerate(program.threads)]
     cases = "\n".join(f"        case {t}u: {{ thread_{t}(base, instance); }}" for t in range(n))
     parts.append(_fill(ENTRY, n=n, l=length, mapping=mapping_wgsl(), cases=cases))
+    return "".join(parts)
+
+
+def lane_shader(program: Program, width: int) -> str:
+    """The WGSL module that runs `program` at the lane scope: workgroups of
+    `width` invocations (the adapter's subgroup size), block b's lane l
+    running `heuristics.lane_slot(g, b, l, width)` (idle lanes return), the
+    trace holding `width` entries per block (-1 for an idle lane), and
+    `state.split` counting workgroups whose `num_subgroups` was not 1 (then
+    the lanes were not one subgroup and the launch says nothing of lanes).
+    `params.workgroups` is the block count."""
+    n = len(program.threads)
+    if not 1 <= n <= width:
+        raise ValueError(f"a lane-scope test has 1 to {width} threads, not {n}")
+    length = max(1, len(program.locations))
+    key = " ".join(program.name.split())
+    cells = location_index(program)
+    prelude = _fill(PRELUDE, key=key, n=n, l=length)
+    start = prelude.index("struct State {")
+    end = prelude.index("}", start) + 1
+    parts = [prelude[:start] + LANE_STATE + prelude[end:]]
+    parts += [_thread(t, thread, cells) for t, thread in enumerate(program.threads)]
+    cases = "\n".join(f"        case {t}u: {{ thread_{t}(base, instance); }}" for t in range(n))
+    parts.append(_fill(LANE_ENTRY, n=n, l=length, width=width, mapping=lane_mapping_wgsl(width), cases=cases))
     return "".join(parts)
 
 

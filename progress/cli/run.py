@@ -89,7 +89,8 @@ MAX_PACK = 2**31 - 1
     default="workgroup",
     show_default=True,
     help="workgroup: one test thread per workgroup (the paper's inter-workgroup runs); lane: a test's threads "
-    "as the lanes of one subgroup of one workgroup (its intra-warp runs; cuda, --codegen per-test; docs/gpu.md).",
+    "as the lanes of one subgroup of one workgroup (its intra-warp runs; cuda or wgpu, --codegen per-test; "
+    "docs/gpu.md).",
 )
 @click.option(
     "--cuda-arch",
@@ -291,11 +292,15 @@ def run(
     tests, inputs, files = _tests(list(paths), keys_path)
     if only_path is not None:
         tests, inputs = selected(tests, inputs, only_path)
-    if scope == "lane":
-        wide = next((key for key, program in tests if len(program.threads) > 32), None)
-        if wide is not None:
-            raise UsageError(f"--scope lane: {wide} has more threads than the 32 lanes of a warp")
     engine = _backend(backend, adapter, settings, codegen, scope, cuda_arch)
+    if scope == "lane":
+        lanes = getattr(engine, "lanes", 32)
+        wide = next((key for key, program in tests if len(program.threads) > lanes), None)
+        if wide is not None:
+            raise UsageError(
+                f"--scope lane: {wide} has {len(dict(tests)[wide].threads)} threads, more than the {lanes} lanes "
+                f"of a subgroup on this {engine.name} device"
+            )
     limit = _pack_limit(engine, pack) if codegen == "interp" else 0
     try:
         check_launches(engine, [program for _, program in tests], settings)
@@ -403,10 +408,10 @@ def _settings(heuristics_text, iterations, deadline_text, instances_text) -> Set
 
 def _codegen(codegen: str | None, backend: str, stop_early: bool, scope: str = "workgroup") -> str:
     """The codegen to use: the interpreter where the backend has one, unless told
-    (per-test at the lane scope, which only the cuda backend's kernels have)."""
+    (per-test at the lane scope, which the cuda and wgpu backends' generated kernels have)."""
     if scope == "lane":
-        if backend != "cuda":
-            raise UsageError(f"--scope lane runs on --backend cuda (not yet on {backend})")
+        if backend not in ("cuda", "wgpu"):
+            raise UsageError(f"--scope lane runs on --backend cuda or wgpu (not on {backend})")
         if codegen == "interp" or stop_early:
             raise UsageError("--scope lane runs generated kernels: --codegen per-test, without --stop-early")
         return "per-test"
@@ -586,7 +591,7 @@ def _backend(name: str, adapter: str | None, settings: Settings, codegen: str, s
     module, attribute = (INTERPRETERS if codegen == "interp" else BACKENDS)[name].split(":")
     kind = getattr(importlib.import_module(module), attribute)
     if name == "wgpu":
-        return kind(adapter, settings)
+        return kind(adapter, settings, scope=scope) if codegen == "per-test" else kind(adapter, settings)
     if name == "cuda" and codegen == "per-test":
         return kind(scope=scope, arch=arch)
     if arch is not None:

@@ -15,13 +15,15 @@ from progress.core.canonical import canonical_hash
 from progress.core.check import STRONG, WEAK, Cycle, cycles, scoped_strong_witness, scoped_weak_witness, witness
 from progress.core.lts import LTS, Budget, ProgramLTS, explore, explore_system, product
 from progress.core.program import Program
-from progress.core.reduce import Reduced, expand, probe, reduce_system, supports
+from progress.core.reduce import Accesses, Reduced, expand, probe, reduce_system, supports
 from progress.core.scoped import Hierarchy, ScopedFair, ScopedModel, at_scope
 from progress.core.semantics import compile_program
 from progress.core.system import Grouping, System
 from progress.core.unit_symmetry import Quotient
 from progress.core.witness import Lasso, Plans, build_lasso, deadlock_lasso
 from progress.errors import Inconclusive
+from progress.models import fair as fair_model
+from progress.models import hsa, hsa_obe, lobe, obe, unfair
 from progress.models.base import NONE, STARTED, ProgressModel
 
 NO_FAIRNESS = "none"
@@ -215,14 +217,22 @@ def check_system(
         symmetric = None
         if reduce and supports(system) and reducible(system, queries):
             seen = probe(system, budget=budget)
-            if not seen.guess().any:  # no private cell in sight: interchangeable invocations first
+            quiet = seen.arrivals > 0 and foldable(system, queries)
+            if not seen.guess().any and not quiet:  # no private cell or barrier: interchangeable invocations first
                 symmetric = _check_quotient(system, queries, budget, witnesses, grouping, hierarchy)
         if symmetric is not None:
             verdicts = symmetric
         elif reduce and supports(system) and reducible(system, queries):
-            reduced, explored = reduce_system(system, budget, seen)
-            verdicts = _decide_all(explored, queries, budget, witnesses, grouping.n_threads, grouping, hierarchy)
-            verdicts = [_expanded(reduced, v, q) for v, q in zip(verdicts, queries)]
+            quiet = foldable(system, queries)
+            fast = None
+            if quiet and compiles(system) and (engine == "compiled" or (engine == "auto" and len(system.groups) > 32)):
+                fast = _check_reduced_compiled(system, queries, budget, witnesses, grouping, seen)
+            if fast is not None:
+                verdicts = fast
+            else:
+                reduced, explored = reduce_system(system, budget, seen, quiet=quiet)
+                verdicts = _decide_all(explored, queries, budget, witnesses, grouping.n_threads, grouping, hierarchy)
+                verdicts = [_expanded(reduced, v, q, grouping) for v, q in zip(verdicts, queries)]
         else:
             compiled = engine == "compiled" and compiles(system)
             found = None if compiled else _explore_or_none(system, budget, engine == "auto")
@@ -296,6 +306,32 @@ def _check_compiled(
     return [v for v in verdicts if v is not None]
 
 
+def _check_reduced_compiled(
+    system: System, queries: list[Query], budget: Budget, witnesses: bool, grouping: Grouping, seen: Accesses
+) -> list[Verdict] | None:
+    """The verdicts on the normal forms with quiet steps (section 13), explored
+    and decided compiled (`progress.core.kernel_reduce`), or None where the
+    compiled explorer gives up (the Python path checks then)."""
+    from progress.core.kernel_decide import model_of  # loads numba: large kernels only
+    from progress.core.kernel_reduce import decide_reduced
+
+    asks = []
+    for q in queries:
+        model = model_of(q.model)
+        if model is None:
+            return None
+        asks.append((model, WEAK if q.fairness == NO_FAIRNESS else q.fairness))
+    found = decide_reduced(system, budget, seen, asks, witnesses)  # type: ignore[arg-type]
+    if found is None:
+        return None
+    reduced, decided = found
+    verdicts = [
+        Verdict(q.model.name, q.fairness, d.terminates, d.states, d.transitions, d.witness)
+        for q, d in zip(queries, decided)
+    ]
+    return [_expanded(reduced, v, q, grouping) for v, q in zip(verdicts, queries)]
+
+
 def reducible(system: System, queries: list[Query]) -> bool:
     """Whether `progress.core.reduce` applies: the system says what its steps
     touch, every scoped model is plain (its inner scopes fair: section 8's
@@ -307,6 +343,16 @@ def reducible(system: System, queries: list[Query]) -> bool:
     return (
         plain and not collective and supports(system) and all(m.memory is NONE or m.memory is STARTED for m in models)
     )
+
+
+def foldable(system: System, queries: list[Query]) -> bool:
+    """Whether quiet steps may be folded too (docs/semantics.md section 13):
+    the system tells barrier arrivals apart (`arriving`) and every model is
+    a built-in one, whose F is unchanged when an enabled workgroup outside
+    it is disabled (13.1's condition R, tests/test_kernel_quiet.py)."""
+    builtin = {m.MODEL for m in (unfair, fair_model, hsa, obe, hsa_obe, lobe)}
+    models = [q.model.workgroup if isinstance(q.model, ScopedModel) else q.model for q in queries]
+    return hasattr(system, "arriving") and all(m in builtin for m in models)
 
 
 def _check_quotient(
@@ -331,12 +377,17 @@ def _check_quotient(
     return [v._replace(witness=quotient.concrete(v.witness)) if v.witness else v for v in verdicts]
 
 
-def _expanded(reduced: Reduced, verdict: Verdict, query: Query) -> Verdict:
+def _expanded(reduced: Reduced, verdict: Verdict, query: Query, grouping: Grouping) -> Verdict:
     """`verdict` with its lasso, found on the reduced system, made one of the original's."""
     if verdict.witness is None:
         return verdict
     model = query.model.workgroup if isinstance(query.model, ScopedModel) else query.model
-    lasso = expand(reduced, verdict.witness, verdict.fairness, model.memory is STARTED)
+    threads_of, units_of, n = grouping.threads_of, grouping.units_of, grouping.n_threads
+
+    def fair(enabled: int, memory: int | None) -> int:
+        return units_of(model.fair(threads_of(enabled), memory, n), enabled)
+
+    lasso = expand(reduced, verdict.witness, verdict.fairness, model.memory is STARTED, fair)
     return verdict._replace(witness=lasso)
 
 

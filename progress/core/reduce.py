@@ -11,6 +11,11 @@ of the original followed by the private steps it leaves pending. It has a
 deadlock, a weak and a strong witness, per model, exactly when the original
 has (section 11), and its lassos are made concrete again by `expand`.
 
+With `quiet` (section 13, for the built-in models) the normal forms also
+take the *quiet* steps: barrier arrivals and accesses to a unit's own cells
+that disable it (its last step), once its workgroup has started; F is then
+recomputed at every state of an expanded lasso.
+
 Which cells are owned is not known before exploring: `reduce_system` guesses
 it from a small breadth-first probe, and every exploration of `Reduced`
 checks the guess at every state it expands; one broken guess is dropped and
@@ -19,7 +24,7 @@ the exploration starts again (section 11 says why a clean one is sound).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, TypeGuard
@@ -74,6 +79,8 @@ class Accesses:
     def __init__(self) -> None:
         self.by: dict[int, int] = {}  # cell -> the one unit, or SHARED
         self.written: set[int] = set()
+        self.arrivals = 0
+        """Barrier arrivals the probe met (what quiet steps may fold: section 13)."""
 
     def see(self, unit: int, cells: tuple[int, ...], writes: bool) -> None:
         by = self.by
@@ -99,15 +106,25 @@ class Broken(Exception):
         self.cells = cells
 
 
-class Reduced:
-    """`system` with private steps folded into normal forms: a System itself."""
+class Round(Exception):
+    """Quiet steps that go round forever through a barrier (section 13.2):
+    the check is done again without folding arrivals."""
 
-    def __init__(self, system: Footprinted, ownership: Ownership, accesses: Accesses):
+
+class Reduced:
+    """`system` with private steps folded into normal forms: a System itself.
+    With `quiet` (section 13), also the steps that only disable their unit:
+    barrier arrivals and last steps of units of started workgroups."""
+
+    def __init__(self, system: Footprinted, ownership: Ownership, accesses: Accesses, quiet: bool = False):
         self.system = system
         self.ownership = ownership
         self.accesses = accesses
         """Where every access this exploration meets is recorded (shared between explorations)."""
         self.units = range(len(system.groups))
+        self.quiet = quiet
+        groups = system.groups
+        self._mates = [tuple(v for v in self.units if groups[v] == groups[u]) for u in self.units]
 
     # --- the System protocol, delegated or reduced --------------------------
 
@@ -136,23 +153,53 @@ class Reduced:
                 if self._private(state, unit, footprint):
                     found.append((unit, state))  # only a unit looping privately is poised at one in a normal form
                     continue
-            found.append((unit, self.normal(system.step(state, unit))[0]))
+            assert not (self.quiet and self._private(state, unit, footprint)), "a normal form has no pending arrival"
+            found.append((unit, self.normal(system.step(state, unit), self._mates[unit])[0]))
         return found
 
     # --- normal forms -------------------------------------------------------
 
     def _private(self, state: Hashable, unit: int, footprint: tuple[tuple[int, ...], bool] | None) -> bool:
+        """Whether `unit`'s next step from `state` is folded: private (section
+        11.1) or, with `quiet`, quiet (section 13.1)."""
+        system = self.system
+        if self.quiet:
+            if not self._started(state, unit):
+                return False
+            if footprint is None:
+                return system.arriving(state, unit)
+            return self.ownership.private(unit, *footprint)
         if footprint is None or not self.ownership.private(unit, *footprint):
             return False
-        system = self.system
         return not system.fresh(state, unit) and system.active(system.step(state, unit), unit)
 
-    def normal(self, state: Hashable) -> tuple[Hashable, list[int]]:
-        """The normal form of `state` and the units of the private steps to it, in order."""
+    def _started(self, state: Hashable, unit: int) -> bool:
+        """Whether `unit`'s workgroup has stepped on every run to `state`."""
+        fresh = self.system.fresh
+        return not fresh(state, unit) or not all(fresh(state, v) for v in self._mates[unit])
+
+    def normal(self, state: Hashable, units: range | tuple[int, ...] | None = None) -> tuple[Hashable, list[int]]:
+        """The normal form of `state` and the units of the private steps to it,
+        in order. `units`: the only units that may have a step pending (after
+        one step of a unit from a normal form, its workgroup's: whether a step
+        is folded depends on its unit's local state, its workgroup's start and
+        the fixed ownership, and a step changes no other workgroup's)."""
         path: list[int] = []
-        for unit in self.units:
-            state = self._chain(state, unit, path)
-        return state, path
+        units = self.units if units is None else units
+        if not self.quiet:
+            for unit in units:
+                state = self._chain(state, unit, path)
+            return state, path
+        passes: set[Hashable] = set()
+        while True:  # a quiet arrival that releases its workgroup may leave others' steps pending
+            if state in passes:
+                raise Round()
+            passes.add(state)
+            before = len(path)
+            for unit in units:
+                state = self._chain(state, unit, path)
+            if len(path) == before:
+                return state, path
 
     def _chain(self, state: Hashable, unit: int, path: list[int]) -> Hashable:
         """`unit`'s pending private steps from `state`; round forever, the least state of the round."""
@@ -166,6 +213,8 @@ class Reduced:
                 return state
             if state in seen:
                 first = seen[state]
+                if self.quiet and any(self.system.arriving(s, unit) for s in order[first:]):
+                    raise Round()
                 least = min(order[first:], key=_order)
                 path += [unit] * (first + order[first:].index(least))
                 return least
@@ -173,8 +222,8 @@ class Reduced:
                 raise Inconclusive(f"one invocation took {CHAIN} private steps in a row", len(order))
             seen[state] = len(order)
             order.append(state)
-            assert footprint is not None
-            self.accesses.see(unit, *footprint)
+            if footprint is not None:
+                self.accesses.see(unit, *footprint)
             state = system.step(state, unit)
 
 
@@ -202,6 +251,8 @@ def probe(system: Footprinted, states: int | None = None, budget: Budget | None 
             footprint = system.footprint(state, unit)
             if footprint is not None:
                 seen.see(unit, *footprint)
+            elif hasattr(system, "arriving") and system.arriving(state, unit):
+                seen.arrivals += 1
         if len(queue) < limit and at < expanded:
             for _, new in system.successors(state):
                 if new not in index:
@@ -212,7 +263,22 @@ def probe(system: Footprinted, states: int | None = None, budget: Budget | None 
     return seen
 
 
-def reduce_system(system: Footprinted, budget: Budget, seen: Accesses | None = None) -> tuple[Reduced, ProgramLTS]:
+def reduce_system(
+    system: Footprinted, budget: Budget, seen: Accesses | None = None, quiet: bool = False
+) -> tuple[Reduced, ProgramLTS]:
+    """`_reduce_system` with quiet steps folded too where asked (section 13),
+    and without them when they go round through a barrier (`Round`)."""
+    if quiet:
+        try:
+            return _reduce_system(system, budget, seen, True)
+        except Round:
+            pass
+    return _reduce_system(system, budget, seen, False)
+
+
+def _reduce_system(
+    system: Footprinted, budget: Budget, seen: Accesses | None, quiet: bool
+) -> tuple[Reduced, ProgramLTS]:
     """The reduced system under an ownership guess that its whole exploration
     confirmed, and that exploration. The guess is made from every access
     seen so far (the probe's, then each exploration's: all of them accesses
@@ -224,7 +290,7 @@ def reduce_system(system: Footprinted, budget: Budget, seen: Accesses | None = N
     seen = probe(system, budget=budget) if seen is None else seen  # (`seen`: a probe's, not yet used)
     clean: tuple[Reduced, ProgramLTS] | None = None
     for _ in range(ROUNDS):
-        reduced = Reduced(system, seen.guess(), seen)
+        reduced = Reduced(system, seen.guess(), seen, quiet)
         try:
             explored = explore_system(reduced, budget)
         except Broken:
@@ -236,18 +302,52 @@ def reduce_system(system: Footprinted, budget: Budget, seen: Accesses | None = N
         clean = reduced, explored
     if clean is not None:
         return clean
-    reduced = Reduced(system, NOTHING, Accesses())
+    reduced = Reduced(system, NOTHING, Accesses(), quiet)
     return reduced, explore_system(reduced, budget)
 
 
-def expand(reduced: Reduced, lasso: Lasso, fairness: str = WEAK, started: bool = False) -> Lasso:
+FairOf = Callable[[int, "int | None"], int]
+"""F of a state of the original: (its enabled units, the STARTED memory or None) -> the fair units."""
+
+
+def expand(
+    reduced: Reduced, lasso: Lasso, fairness: str = WEAK, started: bool = False, fair: FairOf | None = None
+) -> Lasso:
     """`lasso`, a lasso of `reduced`, as one of the original system: each of
     its steps followed by the private steps it folds, with the F of the
     normal form they lead to (private steps change no F). A weak loop stays
     a witness so; a strong one need not (a fair step from a folded state is
     not on it), so a strong loop is built again on the original's states over
     the loop's normal forms (`_closed`; `started`: the model's memory is
-    STARTED, which is the same all along a loop)."""
+    STARTED, which is the same all along a loop). With `fair`, F of every
+    state is recomputed from it (needed with quiet steps: a unit poised at
+    a folded arrival is enabled where its normal form has it waiting)."""
+    found = _expand(reduced, lasso, fairness, started, fair)
+    return found if fair is None else _refair(reduced.system, found, fair, started)
+
+
+def _refair(system: Footprinted, lasso: Lasso, fair: FairOf, started: bool) -> Lasso:
+    """`lasso` with the F of each step computed by `fair` at its state."""
+    groups = system.groups
+    state, memory = system.initial, 0
+    steps = []
+    for step in lasso.steps:
+        mask = fair(_enabled(system, state), memory if started else None)
+        steps.append(step._replace(fair=tuple(u for u in range(len(groups)) if mask >> u & 1)))
+        memory |= 1 << groups[step.thread]
+        state = system.step(state, step.thread)
+    return replace(lasso, steps=tuple(steps))
+
+
+def _enabled(system: Footprinted, state: Hashable) -> int:
+    mask = 0
+    for unit in range(len(system.groups)):
+        if system.active(state, unit):
+            mask |= 1 << unit
+    return mask
+
+
+def _expand(reduced: Reduced, lasso: Lasso, fairness: str, started: bool, fair_fn: FairOf | None) -> Lasso:
     system = reduced.system
     steps: list[LassoStep] = []
     where: list[int] = []  # index in the expanded lasso of each step of `lasso`
@@ -287,7 +387,7 @@ def expand(reduced: Reduced, lasso: Lasso, fairness: str = WEAK, started: bool =
             memory = 0
             for step in stem + tuple(steps[loop_start:]):
                 memory |= 1 << groups[step.thread]
-        closed = _closed(reduced, forms[lasso.loop_start], fair, memory)
+        closed = _closed(reduced, forms[lasso.loop_start], fair, memory, fair_fn)
         shift = len(stem)
         return replace(
             closed,
@@ -300,7 +400,9 @@ def expand(reduced: Reduced, lasso: Lasso, fairness: str = WEAK, started: bool =
     return replace(lasso, steps=tuple(steps), loop_start=loop_start, escapes=escapes)
 
 
-def _closed(reduced: Reduced, start: Hashable, fair_of: dict[Hashable, int], memory: int | None) -> Lasso:
+def _closed(
+    reduced: Reduced, start: Hashable, fair_of: dict[Hashable, int], memory: int | None, fair_fn: FairOf | None = None
+) -> Lasso:
     """A strong lasso from `start` over the original's states whose normal
     form is one of `fair_of`'s (the normal forms of a strong loop of the
     reduced system, with their F) and whose STARTED memory is the loop's,
@@ -315,7 +417,10 @@ def _closed(reduced: Reduced, start: Hashable, fair_of: dict[Hashable, int], mem
     fair: list[int] = []
     enabled: list[int] = []
     for source, state in enumerate(states):  # grows while iterating
-        fair.append(fair_of[reduced.normal(state)[0]])
+        if fair_fn is None:
+            fair.append(fair_of[reduced.normal(state)[0]])
+        else:
+            fair.append(fair_fn(_enabled(system, state), memory))
         edges, mask = [], 0
         for unit, new in system.successors(state):
             mask |= 1 << unit

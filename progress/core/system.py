@@ -137,6 +137,10 @@ class Footprinted(System, Protocol):
         """Whether `unit` is enabled in `state` (poised or looping locally)."""
         ...
 
+    def arriving(self, state: Hashable, unit: int) -> bool:
+        """Whether `unit`'s next step is its arrival at a workgroup barrier."""
+        ...
+
     def fresh(self, state: Hashable, unit: int) -> bool:
         """Whether `unit` may not have stepped yet; False only for a unit
         that has taken a step on every run to `state`."""

@@ -48,6 +48,16 @@ VALUE_RANGE = (-(2**31), 2**32 - 1)
 MARKERS = {"glsl": "//", "hlsl": "//", "wgsl": "//", "spvasm": ";"}
 """Kernel kind -> the header's comment marker (a .spv binary has no header)."""
 
+PREPROCESSED = ("glsl", "hlsl")
+"""The kinds whose compiler runs a preprocessor: -D and -I mean something only for these."""
+
+
+def not_preprocessed(option: str, kind: str) -> str:
+    """Why `option` (-D or -I) is refused for a kernel of `kind` (not in PREPROCESSED)."""
+    shown = {"wgsl": "WGSL", "spvasm": "SPIR-V assembly", "spv": "SPIR-V binary"}.get(kind, kind)
+    return f"{option} is for GLSL and HLSL kernels: a {shown} kernel has no preprocessor (no macros, no #include)"
+
+
 _NAME = r"(?:@?[A-Za-z_][A-Za-z0-9_.]*|%[A-Za-z0-9_][A-Za-z0-9_.]*)"
 """A buffer, member or entry point name; glslang named an HLSL structured buffer's member `@data`;
 a variable without a name is called by its assembly id, `%16`."""
@@ -249,6 +259,9 @@ def launch_settings(text: str, path: str, kind: str) -> LaunchSettings:
         if match is None:
             continue
         for option, value, column in _options(match.group(2), len(match.group(1)) + 1, number, lines, path):
+            if option in ("-D", "-I") and kind not in PREPROCESSED:
+                at = line.rfind(option, 0, column - 1) + 1  # the option's column, not its value's
+                raise error_at(not_preprocessed(option, kind), number, at, lines, path)
             try:
                 _apply(option, value, values, buffers, items)
             except UsageError as error:

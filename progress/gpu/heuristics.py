@@ -75,36 +75,39 @@ def workgroup_of(g: Geometry, instance: int, thread: int) -> int:
 
 
 WARP = 32
-"""Lanes of one subgroup (a CUDA warp) for `--scope lane` launches."""
+"""Lanes of one subgroup (a CUDA warp) for `--scope lane` launches on CUDA;
+the wgpu backend passes its adapter's subgroup size as `width`."""
 MAX_LANE_BLOCKS = MAX_WORKGROUPS // WARP
 """Blocks of one `--scope lane` launch with automatic instances: the paper's budget, in warps."""
 
 
-def lane_instances(threads: int) -> int:
-    """Automatic M at the lane scope: floor(32/N) instances in each of floor(65532/32) warps."""
-    if not 1 <= threads <= WARP:
-        raise ValueError(f"a lane-scope test has 1 to {WARP} threads, not {threads}")
-    return MAX_LANE_BLOCKS * (WARP // threads)
+def lane_instances(threads: int, width: int = WARP, lanes: int = MAX_WORKGROUPS) -> int:
+    """Automatic M at the lane scope: floor(width/N) instances in each of
+    floor(lanes/width) subgroups of `width` lanes (at least one)."""
+    if not 1 <= threads <= width:
+        raise ValueError(f"a lane-scope test has 1 to {width} threads, not {threads}")
+    return max(1, lanes // width) * (width // threads)
 
 
-def lane_blocks(g: Geometry) -> tuple[int, int]:
+def lane_blocks(g: Geometry, width: int = WARP) -> tuple[int, int]:
     """(blocks, lanes per block) of a lane-scope launch: plain is one block of
-    N lanes; rr and chunked put K = floor(32/N) instances in each warp."""
+    N lanes; rr and chunked put K = floor(width/N) instances in each subgroup."""
     if g.heuristic == "plain":
         return 1, g.threads
-    per_warp = WARP // g.threads
-    return -(-g.instances // per_warp), WARP
+    per_warp = width // g.threads
+    return -(-g.instances // per_warp), width
 
 
-def lane_slot(g: Geometry, block: int, lane: int) -> tuple[int, int] | None:
+def lane_slot(g: Geometry, block: int, lane: int, width: int = WARP) -> tuple[int, int] | None:
     """(instance, thread) that `lane` of `block` runs at the lane scope, or None
-    (an idle lane). Every instance lies inside one warp: with K = floor(32/N),
-    rr puts instance k of a warp on lanes kN..kN+N-1 (thread = lane mod N),
-    chunked gives thread t lanes tK..tK+K-1 (instance = lane mod K)."""
+    (an idle lane). Every instance lies inside one subgroup of `width` lanes:
+    with K = floor(width/N), rr puts instance k of a subgroup on lanes
+    kN..kN+N-1 (thread = lane mod N), chunked gives thread t lanes
+    tK..tK+K-1 (instance = lane mod K)."""
     n = g.threads
     if g.heuristic == "plain":
         return (0, lane) if block == 0 and lane < n else None
-    per_warp = WARP // n
+    per_warp = width // n
     if lane >= per_warp * n:
         return None
     if g.heuristic == "chunked":

@@ -32,6 +32,18 @@ can spend uncut is bisected once and no budget exceeds it.
 
 `prepare` also dispatches every pipeline once with nothing to run, so that a
 driver that compiles at the first dispatch (lavapipe) does it there.
+
+Lanes (`scope="lane"`, `progress run --scope lane`): each test's threads are
+the lanes of one subgroup of one workgroup, as the paper's intra-warp runs
+and the CUDA backend's lane kernels do. The device is opened with the
+`subgroup` feature (an adapter without it is `BackendUnavailable`); the
+subgroup size S is what a probe shader reads from `subgroup_size` (wgpu-py's
+adapter info does not carry it); every pipeline has `@workgroup_size(S)` and
+lays instances out as `heuristics.lane_slot(g, b, l, S)` says
+(`wgsl_source.lane_shader`); a launch in which a workgroup reported
+`num_subgroups` other than 1 is `BackendUnavailable` (its lanes were not one
+subgroup). Spin rates are calibrated per block count, with every lane of
+every block spinning.
 """
 
 from __future__ import annotations
@@ -46,7 +58,16 @@ from dataclasses import dataclass
 from progress.back import wgsl_source
 from progress.back.codegen import initial_cells
 from progress.core.program import Instr, Program
-from progress.gpu.heuristics import CODES, MAX_LAUNCH, Geometry, auto_instances, geometry
+from progress.gpu.heuristics import (
+    CODES,
+    MAX_LAUNCH,
+    MAX_WORKGROUPS,
+    Geometry,
+    auto_instances,
+    geometry,
+    lane_blocks,
+    lane_instances,
+)
 from progress.gpu.runner import BackendUnavailable, DeviceHang, Settings, instances_for
 
 INSTALL = (
@@ -60,6 +81,16 @@ CALIBRATION = Program("calibration: spin on an own cell forever", ((Instr("x", 0
 """One thread that waits forever for x to leave 0: every workgroup spins until its budget runs out."""
 PARAMS = struct.Struct("<6I")
 STATE = struct.Struct("<3I")
+LANE_STATE = struct.Struct("<4I")
+"""{count, expired, cut, split} of a lane-scope launch (`wgsl_source.LANE_STATE`)."""
+SUBGROUP_PROBE = """
+@group(0) @binding(0) var<storage, read_write> sizes: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) i: u32, @builtin(subgroup_size) size: u32) {
+    sizes[i] = size;
+}
+"""
+"""Each of 64 invocations writes the subgroup size it runs in."""
 PROBE_BUDGET = 2**20
 """A budget that a device that cuts loops short (lavapipe) cannot spend."""
 
@@ -140,11 +171,23 @@ class WgpuBackend:
         settings: Settings | None = None,
         guard_margin_s: float = 30.0,
         calibration_target_s: float = 0.02,
+        scope: str = "workgroup",
     ):
+        """`scope` "lane" runs a test's threads as the lanes of one subgroup
+        (see the module docstring)."""
         self.wgpu = _wgpu()
         self.adapter = select_adapter(self.wgpu, adapter)
+        self.scope = scope
+        features = []
+        if scope == "lane":
+            if "subgroup" not in self.adapter.features:
+                raise BackendUnavailable(
+                    f"--scope lane: {describe(self.adapter)} has no 'subgroup' feature, so its subgroup size "
+                    "cannot be read and a workgroup cannot be checked to be one subgroup"
+                )
+            features = ["subgroup"]
         try:
-            self.device = self.adapter.request_device_sync(label="progress")
+            self.device = self.adapter.request_device_sync(label="progress", required_features=features)
         except Exception as error:
             raise BackendUnavailable(f"wgpu could not open {describe(self.adapter)}: {error}") from None
         self.settings = settings
@@ -164,6 +207,9 @@ class WgpuBackend:
         self.max_budget: int | None = None
         self.cut_threads = 0
         self._calibration_pipeline = None
+        self.lanes = self._subgroup_size() if scope == "lane" else 1
+        """Lanes of one subgroup (the lane pipelines' workgroup size); 1 at the workgroup scope."""
+        self.state = LANE_STATE if scope == "lane" else STATE
 
     # -- setup -------------------------------------------------------------
 
@@ -174,6 +220,45 @@ class WgpuBackend:
         entries.append({"binding": 3, "visibility": usage, "buffer": {"type": self.wgpu.BufferBindingType.uniform}})
         group = self.device.create_bind_group_layout(entries=sorted(entries, key=lambda e: e["binding"]))
         return self.device.create_pipeline_layout(bind_group_layouts=[group]), group
+
+    def _subgroup_size(self) -> int:
+        """The smallest `subgroup_size` any invocation of a 64-invocation
+        probe workgroup reports (BackendUnavailable if the probe fails)."""
+        usage = self.wgpu.BufferUsage
+        try:
+            module = self.device.create_shader_module(label="subgroup probe", code=SUBGROUP_PROBE)
+            probe = self.device.create_compute_pipeline(
+                layout="auto", compute={"module": module, "entry_point": "main"}
+            )
+            sizes = self.device.create_buffer(size=4 * 64, usage=usage.STORAGE | usage.COPY_SRC)
+            group = self.device.create_bind_group(
+                layout=probe.get_bind_group_layout(0), entries=[{"binding": 0, "resource": {"buffer": sizes}}]
+            )
+            encoder = self.device.create_command_encoder()
+            compute = encoder.begin_compute_pass()
+            compute.set_pipeline(probe)
+            compute.set_bind_group(0, group)
+            compute.dispatch_workgroups(1, 1, 1)
+            compute.end()
+            self.device.queue.submit([encoder.finish()])
+            found = min(struct.unpack("<64I", self._wait(sizes, self.guard_margin_s)))
+        except (BackendUnavailable, DeviceHang):
+            raise
+        except Exception as error:
+            raise BackendUnavailable(
+                f"--scope lane: the subgroup-size probe failed on {describe(self.adapter)}: {error}"
+            ) from None
+        if found < 1:
+            raise BackendUnavailable(f"--scope lane: {describe(self.adapter)} reports a subgroup size of {found}")
+        return found
+
+    def shader(self, program: Program) -> str:
+        """The program's WGSL at this backend's scope."""
+        return wgsl_source.lane_shader(program, self.lanes) if self.scope == "lane" else wgsl_source.shader(program)
+
+    def dispatched(self, launch: Geometry) -> int:
+        """Workgroups one launch dispatches: N x M, or the blocks of `lane_blocks` at the lane scope."""
+        return lane_blocks(launch, self.lanes)[0] if self.scope == "lane" else launch.workgroups
 
     def pipeline(self, source: str, label: str = ""):
         """A compute pipeline for one WGSL shader (shader errors raise)."""
@@ -189,7 +274,7 @@ class WgpuBackend:
         `compile_seconds`, not in the first test's time."""
         if not pipelines:
             return
-        self._dispatch_empty(pipelines, PARAMS.pack(0, 1, 0, 1, 1, 0), {2: 12})
+        self._dispatch_empty(pipelines, PARAMS.pack(0, 1, 0, 1, 1, 0), {2: self.state.size})
 
     def _dispatch_empty(self, pipelines: list, params_data: bytes, sizes: dict[int, int]) -> None:
         """Dispatch each pipeline once over one workgroup that has nothing to
@@ -215,7 +300,10 @@ class WgpuBackend:
         self._wait(storage, self.guard_margin_s + 10.0 * len(pipelines))
 
     def auto_instances(self, threads: int) -> int:
-        return auto_instances(threads, CPU_WORKGROUPS) if self.cpu else auto_instances(threads)
+        budget = CPU_WORKGROUPS if self.cpu else MAX_WORKGROUPS
+        if self.scope == "lane":
+            return lane_instances(threads, self.lanes, budget)
+        return auto_instances(threads, budget)
 
     def prepare(self, programs: list[Program], progress: Callable[[int], None] | None = None) -> None:
         """Compile every program's pipeline (`progress(done)` after each),
@@ -224,14 +312,14 @@ class WgpuBackend:
         self.programs = list(programs)
         self.pipelines = []
         for program in self.programs:
-            self.pipelines.append(self.pipeline(wgsl_source.shader(program), program.name))
+            self.pipelines.append(self.pipeline(self.shader(program), program.name))
             if progress is not None:
                 progress(len(self.pipelines))
         self._warm_up(self.pipelines)
         self.compile_seconds = time.perf_counter() - start
         if self.settings is not None:
             sizes = {
-                geometry(h, len(p.threads), instances_for(self, self.settings, len(p.threads))).workgroups
+                self.dispatched(geometry(h, len(p.threads), instances_for(self, self.settings, len(p.threads))))
                 for p in self.programs
                 for h in self.settings.heuristics
             }
@@ -242,7 +330,8 @@ class WgpuBackend:
 
     def rate(self, workgroups: int) -> float:
         """Backward jumps per second of the fastest spinner in a launch of
-        `workgroups` spinning workgroups (measured once per size)."""
+        `workgroups` spinning workgroups (at the lane scope: blocks, every
+        lane spinning; measured once per size)."""
         if workgroups not in self.rates:
             start = time.perf_counter()
             self.rates[workgroups] = self._measure_rate(workgroups)
@@ -252,10 +341,10 @@ class WgpuBackend:
     def _spin(self, workgroups: int, budget: int) -> tuple[float, int, int]:
         """(seconds, instances timed out, loops cut) of one calibration launch."""
         if self._calibration_pipeline is None:
-            self._calibration_pipeline = self.pipeline(wgsl_source.shader(CALIBRATION), "calibration")
+            self._calibration_pipeline = self.pipeline(self.shader(CALIBRATION), "calibration")
         start = time.perf_counter()
         ((count, cut),) = self._launch(
-            self._calibration_pipeline, CALIBRATION, geometry("rr", 1, workgroups), 1, budget, 60.0
+            self._calibration_pipeline, CALIBRATION, geometry("rr", 1, workgroups * self.lanes), 1, budget, 60.0
         )
         return time.perf_counter() - start, count, cut
 
@@ -281,9 +370,9 @@ class WgpuBackend:
 
         def seconds(budget: int) -> float:
             elapsed, count, cut = self._spin(workgroups, budget)
-            if count != workgroups or cut:
+            if count != workgroups * self.lanes or cut:
                 raise BackendUnavailable(
-                    f"calibration on {describe(self.adapter)}: {count} of {workgroups} spinning instances "
+                    f"calibration on {describe(self.adapter)}: {count} of {workgroups * self.lanes} spinning instances "
                     f"timed out (expected all), {cut} loops cut; the device does not run the shader as written"
                 )
             return elapsed
@@ -307,7 +396,7 @@ class WgpuBackend:
     # -- launches ----------------------------------------------------------
 
     def run(self, index: int, launch: Geometry, iterations: int, deadline_s: float, trace=None) -> tuple[int, ...]:
-        budget = self.budget(launch.workgroups, deadline_s)
+        budget = self.budget(self.dispatched(launch), deadline_s)
         guard = iterations * (10 * deadline_s + 1.0) + self.guard_margin_s
         counts = self._launch(self.pipelines[index], self.programs[index], launch, iterations, budget, guard, trace)
         self.cut_threads += sum(cut for _, cut in counts)
@@ -318,8 +407,9 @@ class WgpuBackend:
     ) -> list[tuple[int, int]]:
         """(instances timed out, loops cut) per iteration of one launch."""
         wgpu, device = self.wgpu, self.device
+        dispatched = self.dispatched(launch)
         try:
-            shape = grid(launch.workgroups, self.max_per_dimension)
+            shape = grid(dispatched, self.max_per_dimension)
         except ValueError as error:
             raise BackendUnavailable(str(error)) from None
         usage = wgpu.BufferUsage
@@ -338,13 +428,11 @@ class WgpuBackend:
         state = device.create_buffer(size=self.stride * iterations, usage=usage.STORAGE | usage.COPY_SRC)
         traced = trace is not None
         params = device.create_buffer_with_data(
-            data=PARAMS.pack(
-                CODES[launch.heuristic], launch.instances, launch.workgroups, shape.width, budget, int(traced)
-            ),
+            data=PARAMS.pack(CODES[launch.heuristic], launch.instances, dispatched, shape.width, budget, int(traced)),
             usage=usage.UNIFORM,
         )
         trace_buffer = device.create_buffer(
-            size=4 * (launch.workgroups if traced else 1), usage=usage.STORAGE | usage.COPY_SRC
+            size=4 * (dispatched * self.lanes if traced else 1), usage=usage.STORAGE | usage.COPY_SRC
         )
         encoder = device.create_command_encoder()
         for it in range(iterations):
@@ -353,7 +441,7 @@ class WgpuBackend:
                 entries=[
                     {"binding": 0, "resource": {"buffer": memory}},
                     {"binding": 1, "resource": {"buffer": failed}},
-                    {"binding": 2, "resource": {"buffer": state, "offset": it * self.stride, "size": 12}},
+                    {"binding": 2, "resource": {"buffer": state, "offset": it * self.stride, "size": self.state.size}},
                     {"binding": 3, "resource": {"buffer": params}},
                     {"binding": 4, "resource": {"buffer": trace_buffer}},
                 ],
@@ -367,11 +455,17 @@ class WgpuBackend:
             compute.end()
         device.queue.submit([encoder.finish()])
         raw = self._wait(state, guard_s)
-        counts = [
-            (count, cut) for count, _, cut in (STATE.unpack_from(raw, it * self.stride) for it in range(iterations))
-        ]
+        states = [self.state.unpack_from(raw, it * self.stride) for it in range(iterations)]
+        split = sum(cell[3] for cell in states) if self.scope == "lane" else 0
+        if split:
+            raise BackendUnavailable(
+                f"--scope lane: {split} workgroup(s) of {self.lanes} invocations ran as more than one "
+                f"subgroup on {describe(self.adapter)}; its lanes are not one subgroup"
+            )
+        counts = [(cell[0], cell[2]) for cell in states]
         if traced:
-            trace[:] = struct.unpack(f"<{launch.workgroups}i", bytes(self._wait(trace_buffer, guard_s)))
+            size = dispatched * self.lanes
+            trace[:] = struct.unpack(f"<{size}i", bytes(self._wait(trace_buffer, guard_s)))
         return counts
 
     def _wait(self, buffer, guard_s: float) -> bytes:
@@ -394,11 +488,12 @@ class WgpuBackend:
         return box["data"]
 
     def trace(self, index: int, launch: Geometry) -> list[tuple[int, int]]:
-        """(instance, thread) of every workgroup, as the shader maps it."""
-        values = [-1] * launch.workgroups
+        """(instance, thread) of every workgroup (at the lane scope: of every
+        lane of every block, (-1, -1) for an idle one), as the shader maps it."""
+        values = [-1] * (self.dispatched(launch) * self.lanes)
         self.run(index, launch, 1, 1.0, trace=values)
         n = launch.threads
-        return [(v // n, v % n) for v in values]
+        return [(v // n, v % n) if v >= 0 else (-1, -1) for v in values]
 
     # -- metadata ----------------------------------------------------------
 
@@ -415,7 +510,7 @@ class WgpuBackend:
             "min-storage-buffer-offset-alignment",
             "max-bind-groups",
         )
-        return {
+        found = {
             "backend": "wgpu",
             "device": info.get("device"),
             "api": info.get("backend_type"),
@@ -451,3 +546,18 @@ class WgpuBackend:
                 "seconds": round(self.calibration_seconds, 2),
             },
         }
+        if self.scope == "lane":
+            budget = CPU_WORKGROUPS if self.cpu else MAX_WORKGROUPS
+            found["calibration"]["program"] = (
+                f"one thread spinning on its own cell, on every lane: W workgroups of {self.lanes} lanes in one launch"
+            )
+            found.update(
+                scope="lane",
+                subgroup_size=self.lanes,
+                workgroup=f"one subgroup: @workgroup_size({self.lanes}), the subgroup size a probe shader read; "
+                "each instance's threads are lanes of it (plain: lanes 0..N-1 of one workgroup; rr/chunked: "
+                f"floor({self.lanes}/N) instances per workgroup, docs/gpu.md); a workgroup whose num_subgroups "
+                "was not 1 stops the run",
+                instances_auto=f"floor({budget}/{self.lanes}) workgroups x floor({self.lanes}/N)",
+            )
+        return found

@@ -131,7 +131,10 @@ def tool_limits(limits: Limits) -> ToolLimits:
 _INCLUDE = re.compile(r"\binclude\b", re.ASCII)
 _SPLICES = (re.compile(r"\\\r?\n"), re.compile(r"\\\s*"))
 """A line continuation as the preprocessor joins it; and any backslash with the blanks after it."""
-NO_INCLUDE = "#include is not read here: a playground kernel is one self-contained file (`include` is refused anywhere)"
+NO_INCLUDE = (
+    "#include is not read here: a playground kernel is one self-contained file (`include` is refused anywhere); "
+    "put the included text in its place, or check the file with `progress check FILE -I DIR`, which reads includes"
+)
 
 
 def refuse_includes(text: str, name: str) -> None:

@@ -70,7 +70,8 @@ def expand(
         for number, line in enumerate(lines, 1):
             if _INCLUDE.match(line):
                 raise InputError(
-                    "#include is not read here: a kernel typed in the playground is one file",
+                    "#include is not read here: a kernel typed in the playground is one file; put the included text "
+                    "in its place, or check the file with progress check, which reads includes",
                     SourcePosition(name, number, line.index("#") + 1, line),
                 )
         return Expanded(text, ((name, text),))

@@ -12,13 +12,17 @@ compiler)` compares the module, as the compiler produced it (before any
   at the lines of its statement, as many as the statement has calls;
 - every loop (`while`, `for`, `do ... while`) whose condition names a
   memory variable (a global that is not `const` or `static`: a buffer, its
-  members, `shared`/`groupshared`, a uniform) must keep a read of memory (an
+  members, `shared`/`groupshared`, a uniform) other than in an array's
+  `.length()` (which reads no memory) must keep a read of memory (an
   `OpLoad` not from a function-local variable, or an `OpAtomic*`) at the
   lines of its condition.
 
 `sources` maps each file name the module's lines use to that file's text and
-the text as the preprocessor leaves it (inactive `#if` branches blank, line
-numbers kept: `glslangValidator -E`): a line blank there is not asked for.
+the text as the preprocessor leaves it (inactive `#if` branches blank, macros
+expanded, line numbers kept: `glslangValidator -E`). The guard reads the
+latter, so a line blank there is not asked for and an atomic or a wait written
+through a macro is asked for at the line that uses the macro (the file's own
+text only where the preprocessor's lines are not the file's).
 Only functions the module has code of are checked (a function nobody calls
 may be left out). Lines come from the module's debug lines (an instruction
 without one takes the last line before it in its function); a module
@@ -48,6 +52,8 @@ _NOT_MEMORY = re.compile(r"\b(const|static|struct|in|out|precision)\b")
 _BLOCK = re.compile(r"\b(buffer|uniform|cbuffer|tbuffer|shared)\b")
 _INSTANCE = re.compile(r"\s*([A-Za-z_]\w*)?\s*(?:\[[^\]]*\]\s*)*;")
 _ATTRIBUTES = re.compile(r"\b(?:layout|register|packoffset)\s*\([^)]*\)|\[\[.*?\]\]")
+_LENGTH = re.compile(r"[A-Za-z_][\w.]*(?:\[[^\]]*\][\w.]*)*\s*\.\s*length\s*\(\s*\)")
+"""`buffer.values.length()`: a runtime array's length (OpArrayLength), no read of memory."""
 _DECLARED = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*(?::[^;]*)?(?:=[^;]*)?;")
 
 
@@ -67,7 +73,7 @@ def check_kept(module: Module, sources: Mapping[str, tuple[str, str]], kind: str
         return
     atomics = _atomic_lines(module)
     reads = _read_lines(module)
-    texts = {file: _inactive_blank(_blank(raw), active) for file, (raw, active) in sources.items()}
+    texts = {file: _scanned(raw, active) for file, (raw, active) in sources.items()}
     memory = _memory_names(module).union(*(_declared_memory(text) for text in texts.values()))
     functions = [(file, *found) for file, text in texts.items() for found in _functions(text)]
     present = _present(functions, texts, lines)
@@ -79,7 +85,7 @@ def check_kept(module: Module, sources: Mapping[str, tuple[str, str]], kind: str
         problems += _missing_atomics(file, raw, text, body, atomics.get(file, []), kind, compiler)
         problems += _deleted_waits(file, raw, text, body, reads.get(file, set()), memory, compiler)
     if problems:
-        raise InputErrors(problems)
+        raise InputErrors.joined(problems)
 
 
 def _present(
@@ -178,6 +184,15 @@ def _blank(text: str) -> str:
         return re.sub(r"[^\n]", " ", match.group(0))
 
     return _DIRECTIVE.sub(spaces, _COMMENT.sub(spaces, text))
+
+
+def _scanned(raw: str, active: str) -> str:
+    """The text the guard reads: the preprocessor's output (macros expanded, so an atomic
+    or a wait written through a macro is seen at the line that uses it) when its lines are
+    the file's; else the file's text without the lines the preprocessor left blank."""
+    if len(active.split("\n")) >= len(raw.split("\n")) - 1 and active.strip():
+        return _blank(active)
+    return _inactive_blank(_blank(raw), active)
 
 
 def _inactive_blank(text: str, active: str) -> str:
@@ -282,7 +297,7 @@ def _missing_atomics(
                 InputError(
                     f"{compiler} compiled {match.group(1)} without an atomic instruction "
                     f"({found} of {len(calls)} kept here): the module is not this program, no verdict",
-                    _position(file, raw, text, statement.start + match.start()),
+                    _position(file, raw, text, statement.start + match.start(), match.group(1)),
                 )
             )
     return problems
@@ -298,7 +313,7 @@ def _deleted_waits(
             if condition is None:
                 continue
             offset, words = statement.start + condition[0], condition[1]
-            named = [n for n in IDENTIFIER.findall(words) if n in memory]
+            named = [n for n in IDENTIFIER.findall(_LENGTH.sub(" ", words)) if n in memory]
             if not named:
                 continue
             first, last = _line(text, offset), _line(text, offset + len(words))
@@ -307,7 +322,7 @@ def _deleted_waits(
                     InputError(
                         f"{compiler} left no read of '{named[0]}' in this loop's condition (the wait was "
                         "deleted or its load dropped): the module is not this program, no verdict",
-                        _position(file, raw, text, statement.start + loop.start()),
+                        _position(file, raw, text, statement.start + loop.start(), loop.group(1)),
                     )
                 )
     return problems
@@ -341,8 +356,14 @@ def _overlapping(statements: Iterator[_Statement]) -> Iterator[list[_Statement]]
         yield group
 
 
-def _position(file: str, raw: str, text: str, offset: int) -> SourcePosition:
+def _position(file: str, raw: str, text: str, offset: int, token: str = "") -> SourcePosition:
+    """`offset` of the scanned text at its line of the file; the column is the token's on the
+    file's line when it is written there (a macro's expansion is not), else the first word's."""
     line = _line(text, offset)
     column = offset - (text.rfind("\n", 0, offset) + 1) + 1
     lines = raw.split("\n")
-    return SourcePosition(file, line, column, lines[line - 1] if 0 < line <= len(lines) else "")
+    shown = lines[line - 1] if 0 < line <= len(lines) else ""
+    if shown and text.split("\n")[line - 1] != shown:
+        at = shown.find(token) if token else -1
+        column = at + 1 if at >= 0 else len(shown) - len(shown.lstrip()) + 1
+    return SourcePosition(file, line, column, shown)

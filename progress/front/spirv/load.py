@@ -23,9 +23,9 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from progress.errors import InputError, SourcePosition
+from progress.errors import InputError, InputErrors, SourcePosition
 from progress.front.dat3m_header import assembly_settings
-from progress.front.header import LaunchSettings, launch_settings
+from progress.front.header import PREPROCESSED, LaunchSettings, launch_settings, not_preprocessed
 from progress.front.spirv.asmlines import assembly_lines
 from progress.front.spirv.decode import decode
 from progress.front.spirv.include import expand, missing_message, split_by_file
@@ -36,7 +36,7 @@ from progress.front.spirv.kernel import KernelSystem, Launch
 from progress.front.spirv.layout import runtime_names, shared_variables, variable_name
 from progress.front.spirv.lines import attach_lines, embedded_sources
 from progress.front.spirv.specialize import specialize
-from progress.front.spirv.subset import check_subset
+from progress.front.spirv.subset import check_subset, subset_problems
 from progress.front.spirv.toolchain import (
     DEFAULT_LIMITS,
     Defines,
@@ -118,6 +118,8 @@ def load_kernel(
     if not data.strip():
         raise InputError(f"{name}: the file is empty")
     given = given or LaunchSettings()
+    if kind not in PREPROCESSED and (given.defines or given.include_dirs):
+        raise InputError(f"{name}: {not_preprocessed('-D' if given.defines else '-I', kind)}")
     if kind == "spv":
         return _finish(data, name, "", LaunchSettings(), given, optimized, None, limits)
     text = _text(data, name)
@@ -139,9 +141,15 @@ def load_kernel(
     source = expanded.text.encode() if expanded.included else data
     try:
         binary = compile_shader(source, kind, name, entry if kind == "hlsl" else None, limits, wanted.defines)
-    except InputError as error:
-        raise missing_message(expanded, _relined(error, name, text)) from None
-    guard_compiled(binary, source, kind, name, expanded.files, limits, defines=wanted.defines)
+    except InputError as error:  # each of the compiler's errors at the kernel's own line, or its include's
+        each = error.errors if isinstance(error, InputErrors) else (error,)
+        files = tuple(file for file, _ in expanded.files)
+        raise InputErrors.joined([missing_message(expanded, _relined(e, name, text)) for e in each], files) from None
+    try:
+        guard_compiled(binary, source, kind, name, expanded.files, limits, defines=wanted.defines)
+    except InputError as dropped:  # reported with every other problem of the module
+        _finish(binary, name, text, header, given, optimized, kind, limits, expanded.files[1:], dropped)
+        raise
     return _finish(binary, name, text, header, given, optimized, kind, limits, expanded.files[1:])
 
 
@@ -186,12 +194,39 @@ def _finish(
     kind: str | None,
     limits: ToolLimits,
     included: tuple[tuple[str, str], ...] = (),
+    found: InputError | None = None,
 ) -> LoadedKernel:
-    removed: frozenset[str] = frozenset()
+    """The loaded kernel, or one error naming every problem found: `found` (the guard's),
+    spirv-val's, the launch settings' and every instruction outside the subset."""
     before = _with_lines(decode(binary, name), kind, name, text, included) if optimized else None
     if optimized:
         binary = optimize(binary, name, limits)
     module = _with_lines(decode(binary, name), kind, name, text, included)
+    refused = subset_problems(module, name)  # shown with any problem found on the way to check_subset
+    try:
+        loaded = _checked(module, binary, before, name, text, header, given, kind, limits)
+    except InputError as error:
+        files = (name, *(file for file, _ in included))
+        raise InputErrors.joined([error, *refused, *([found] if found else [])], files) from None
+    if found is not None:
+        raise found
+    return loaded
+
+
+def _checked(
+    module: Module,
+    binary: bytes,
+    before: Module | None,
+    name: str,
+    text: str,
+    header: LaunchSettings,
+    given: LaunchSettings,
+    kind: str | None,
+    limits: ToolLimits,
+) -> LoadedKernel:
+    """`module` (after spirv-opt when `before`, the module it optimized, is given) validated,
+    specialized by its launch settings and inside the subset; an InputError otherwise."""
+    removed: frozenset[str] = frozenset()
     if before is not None:
         module = _kept_aliases(before, module)
         removed = removed_names(before.view, module.view)

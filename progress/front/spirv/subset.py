@@ -1,10 +1,11 @@
 """The supported subset of SPIR-V, checked before anything runs.
 
 `check_subset(module, name, entry)` returns the entry point to check, or
-raises InputErrors naming every instruction outside the subset, each at its
-source line (`lock.comp:14: OpGroupNonUniformBallot: subgroup operations are
-not supported: ...`), in line order, each (line, reason) once, then those
-without a line (a type problem is shown where a value of that type is made).
+raises InputErrors naming every instruction outside the subset (the list:
+`subset_problems`), each at its source line (`lock.comp:14: OpImageRead:
+images and samplers are not supported: ...`), in line order, each (line,
+reason) once, then those without a line (a type problem, a pointer's storage
+class included, is shown where a value of that type is made).
 The subset (docs/kernels.md, "What is supported"): a GLCompute entry point,
 logical addressing, 32-bit integers, booleans and their vectors, arrays and
 structs, StorageBuffer / Uniform (buffer blocks) / Workgroup / Private /
@@ -18,13 +19,13 @@ from dataclasses import dataclass
 
 from progress.errors import InputError, InputErrors
 from progress.front.spirv.ir import EntryPoint, Id, Instruction, Module, ModuleView
-from progress.front.spirv.subgroup import COLLECTIVE, LOCAL
+from progress.front.spirv.subgroup import COLLECTIVE, LOCAL, UNSCOPED
 from progress.front.spirv.values import GLSL_STD
 
 SUBGROUP = (
     "this subgroup operation is not supported (ballots and their bit operations, elect, broadcasts, "
-    "all/any/all-equal, integer and logical reductions and scans, shuffles and subgroup barriers are: "
-    "docs/kernels.md)"
+    "all/any/all-equal, integer and logical reductions, scans, clustered and partitioned ones, shuffles, "
+    "quad operations, rotates and subgroup barriers are: docs/kernels.md)"
 )
 IMAGE = "images and samplers are not supported: kernels communicate through buffers and workgroup memory here"
 FUNCTION_POINTER = "function pointers are not supported"
@@ -84,15 +85,22 @@ class _Problem:
 def check_subset(module: Module, name: str, entry: str | None = None) -> EntryPoint:
     """The entry point to check (named `entry`, else the first), once the
     module is inside the subset; an InputError otherwise."""
+    chosen = _entry_point(module.view, name, entry)
+    problems = subset_problems(module, name)
+    if problems:
+        raise InputErrors(problems)
+    return chosen
+
+
+def subset_problems(module: Module, name: str) -> list[InputError]:
+    """Every refusal of `module`'s instructions (see the module's contract), [] when it is
+    inside the subset; the entry point is not looked at."""
     view = module.view
-    chosen = _entry_point(view, name, entry)
+    problems = _problems(module, view)
     if view.memory_model and view.memory_model[0] != "Logical":
         memory_model = next(i for i in module.instructions if i.opcode == "OpMemoryModel")
-        raise _refusal(_Problem(memory_model, f"addressing model {view.memory_model[0]}: {PHYSICAL}"), name)
-    problems = _problems(module, view)
-    if problems:
-        raise InputErrors([_refusal(p, name) for p in _distinct(problems)])
-    return chosen
+        problems.append(_Problem(memory_model, f"addressing model {view.memory_model[0]}: {PHYSICAL}"))
+    return [_refusal(p, name) for p in _distinct(problems)]
 
 
 def _distinct(problems: list[_Problem]) -> list[_Problem]:
@@ -162,6 +170,8 @@ def _bad_types(module: Module) -> dict[int, str]:
         if inst.result is None or not inst.opcode.startswith("OpType"):
             continue
         reason = _type_problem(inst)
+        if inst.opcode == "OpTypePointer":  # a pointer a kernel cannot have: refused where one is made
+            reason = _storage_problem(str(inst.operands[0]))
         parts = [op.value for op in inst.operands if isinstance(op, Id)]
         inherited = next((bad[p] for p in parts if p in bad), None)
         if reason or inherited:
@@ -192,6 +202,8 @@ def _instruction_problem(inst: Instruction, view: ModuleView) -> str | None:
         return _variable_problem(inst, view)
     if op in ("OpControlBarrier", "OpMemoryBarrier"):
         return _barrier_problem(inst, view)
+    if op in COLLECTIVE and op != "OpControlBarrier" and op not in UNSCOPED:
+        return _group_scope_problem(inst, view)
     if op == "OpExtInst":
         set_name = view.ext_imports.get(inst.operands[0].value if isinstance(inst.operands[0], Id) else -1, "")
         if set_name == "GLSL.std.450" and str(inst.operands[1]) not in GLSL_STD:
@@ -208,7 +220,15 @@ def _unsupported(op: str) -> str:
         return IMAGE
     if "FunctionPointer" in op:
         return FUNCTION_POINTER
-    if op in ("OpConvertUToPtr", "OpConvertPtrToU", "OpPtrAccessChain", "OpPtrEqual", "OpPtrNotEqual", "OpPtrDiff"):
+    if op in (
+        "OpConvertUToPtr",
+        "OpConvertPtrToU",
+        "OpPtrAccessChain",
+        "OpTypeForwardPointer",
+        "OpPtrEqual",
+        "OpPtrNotEqual",
+        "OpPtrDiff",
+    ):
         return PHYSICAL
     if op in ("OpKill", "OpTerminateInvocation", "OpDemoteToHelperInvocation", "OpEmitVertex", "OpEndPrimitive"):
         return NOT_COMPUTE
@@ -249,3 +269,12 @@ def _barrier_problem(inst: Instruction, view: ModuleView) -> str | None:
             "(barrier(), subgroupBarrier()) are supported"
         )
     return None
+
+
+def _group_scope_problem(inst: Instruction, view: ModuleView) -> str | None:
+    scope = inst.operands[0] if inst.operands else None
+    value = view.constants[scope.value].value if isinstance(scope, Id) and scope.value in view.constants else None
+    if value == 3:
+        return None
+    shown = SCOPE_NAMES.get(value, str(value)) if isinstance(value, int) else "a non-constant"
+    return f"a group operation of {shown} execution scope: only subgroup operations (Subgroup scope) are supported"

@@ -40,7 +40,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from progress.cache import CacheUnavailable, cache_root, check_entry, install, private_dir, trusted_file
-from progress.errors import InputError, SourcePosition
+from progress.errors import InputError, InputErrors, SourcePosition
 from progress.front.spirv import tools
 from progress.front.spirv.slang import renamed_source
 from progress.source import source_lines
@@ -126,7 +126,8 @@ def preprocessed(
     """The source as glslang's preprocessor leaves it, lines where they were (`-E`; HLSL with `-D`),
     `#line` directives kept."""
     suffix = "comp" if kind == "glsl" else "hlsl"
-    flags = PREPROCESS_FLAGS + (("-D", "-S", "comp") if kind == "hlsl" else ()) + _glslang_defines(defines)
+    vulkan = () if kind == "hlsl" else tuple(PREDEFINED.items())  # what -V defines, as the compile saw it
+    flags = PREPROCESS_FLAGS + (("-D", "-S", "comp") if kind == "hlsl" else ()) + _glslang_defines(vulkan + defines)
     key = _key("glslangValidator", flags, source)
     entry = _entry(key, ".txt")
     if entry is not None and trusted_file(entry):
@@ -251,14 +252,29 @@ def _glslang_error(output: str, source: bytes, name: str) -> InputError:
     if not located:
         problems = [m.strip() for m in _GLSLANG_GLOBAL.findall(output)] or [output.strip() or "no output"]
         return InputError(f"{name}: glslangValidator rejects the shader: " + "; ".join(problems))
-    line, message = int(located[0][0]), located[0][1].strip()
-    more = len(located) - 1
-    name, lines = _included(files[0], name, lines)
-    text = lines[line - 1] if 0 < line <= len(lines) else ""
-    token = _QUOTED.search(message)
-    column = text.find(token.group(1)) + 1 if token and token.group(1) in text else 1
-    suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
-    return InputError(message + suffix, SourcePosition(name, line, column, text))
+    errors = []
+    for file, (number, message) in zip(files, located):
+        if file == DEFINES_FILE:
+            errors.append(InputError(f"{name}: a -D given for it: {message.strip()}{_predefined(message)}"))
+            continue
+        shown, shown_lines = _included(file, name, lines)
+        line, message = int(number), message.strip()
+        text = shown_lines[line - 1] if 0 < line <= len(shown_lines) else ""
+        token = _QUOTED.search(message)
+        column = text.find(token.group(1)) + 1 if token and token.group(1) in text else 1
+        errors.append(InputError(message, SourcePosition(shown, line, column, text)))
+    return InputErrors.joined(errors)
+
+
+DEFINES_FILE = "-1"
+"""The file name glslang gives the -D definitions (its preamble) in its errors."""
+PREDEFINED = {"VULKAN": "100"}
+"""Macros glslang -V defines itself (SPIR-V for Vulkan); the guard's preprocessor (-E) is given them."""
+
+
+def _predefined(message: str) -> str:
+    named = [macro for macro in PREDEFINED if message.rstrip().endswith(f": {macro}")]
+    return f" (glslang defines {named[0]} {PREDEFINED[named[0]]} itself for Vulkan)" if named else ""
 
 
 def _slang(source: bytes, flags: tuple[str, ...], name: str, work: Path, limits: ToolLimits) -> bytes:
@@ -271,17 +287,19 @@ def _slang(source: bytes, flags: tuple[str, ...], name: str, work: Path, limits:
 
 
 def _slang_error(output: str, source: bytes, name: str) -> InputError:
-    located = _SLANG_ERROR.search(output)
-    if located is None:
+    found = list(_SLANG_ERROR.finditer(output))
+    if not found:
         problems = [m.strip() for m in _SLANG_BARE.findall(output)] or [output.strip() or "no output"]
         return InputError(f"{name}: Slang rejects the shader: " + "; ".join(problems))
-    headline, file, detail = located.group(1), located.group(2), located.group(5)
-    line, column = int(located.group(3)), int(located.group(4))
-    name, lines = _included(file, name, source_lines(source.decode("utf-8", errors="replace")))
-    text = lines[line - 1] if 0 < line <= len(lines) else ""
-    more = len(re.findall(r"^error", output, re.MULTILINE)) - 1
-    suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more > 0 else ""
-    return InputError((detail.strip() or headline.strip()) + suffix, SourcePosition(name, line, column, text))
+    lines = source_lines(source.decode("utf-8", errors="replace"))
+    errors = []
+    for located in found:
+        headline, file, detail = located.group(1), located.group(2), located.group(5)
+        line, column = int(located.group(3)), int(located.group(4))
+        shown, shown_lines = _included(file, name, lines)
+        text = shown_lines[line - 1] if 0 < line <= len(shown_lines) else ""
+        errors.append(InputError(detail.strip() or headline.strip(), SourcePosition(shown, line, column, text)))
+    return InputErrors.joined(errors)
 
 
 def _included(file: str, name: str, lines: list[str]) -> tuple[str, list[str]]:
