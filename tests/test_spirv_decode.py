@@ -108,7 +108,7 @@ def test_header_and_operands(binaries):
 def test_random_modules_decode_as_spirv_dis_reads_them(text, tmp_path):
     errors: list[str] = []
     binary = assemble(text, tmp_path, errors)
-    assume(binary is not None or not known_to_the_assembler(errors[0]))
+    assume(binary is not None or known_to_the_assembler(errors[0]))  # skip only what the grammars disagree on
     assert binary is not None, text  # the generator writes only well-formed assembly
     expected = disassemble(binary, tmp_path)
     assume(expected is not None)  # spirv-dis 2023.1 refused ImageOperands Nontemporal that spirv-as wrote

@@ -56,7 +56,7 @@ def test_every_compiled_kernel_round_trips(binaries):
 def test_random_modules_round_trip(text, tmp_path):
     errors: list[str] = []
     binary = assemble(text, tmp_path, errors)
-    assume(binary is not None or not known_to_the_assembler(errors[0]))
+    assume(binary is not None or known_to_the_assembler(errors[0]))  # skip only what the grammars disagree on
     assert binary is not None, text
     module = decode(binary)
     assert encode(module) == binary
