@@ -81,15 +81,23 @@ class InputErrors(InputError):
         self.errors = tuple(errors)
 
     @classmethod
-    def joined(cls, errors: list[InputError]) -> InputError:
+    def joined(cls, errors: list[InputError], files: tuple[str, ...] = ()) -> InputError:
         """One error of every problem in `errors` (InputErrors flattened): the located
-        ones in source order (file, line; on one line, as given), then the unlocated ones as given;
-        each problem once. A single problem is returned as itself."""
+        ones in source order (file: those of `files` in its order, say a kernel and then
+        what it includes, then the others by name; line; on one line, as given), then the
+        unlocated ones as given; each problem once. A single problem is returned as itself."""
         flat: list[InputError] = []
         for error in errors:
             flat += list(error.errors) if isinstance(error, InputErrors) else [error]
         unique = list({(str(e.position), e.message): e for e in flat}.values())
-        located = sorted((e for e in unique if e.position), key=_source_order)
+        rank = {file: at for at, file in enumerate(files)}
+
+        def order(error: InputError) -> tuple[int, str, int]:
+            position = error.position
+            assert position is not None
+            return (rank.get(position.path, len(rank)), position.path, position.line)
+
+        located = sorted((e for e in unique if e.position), key=order)
         found = located + [e for e in unique if e.position is None]
         return found[0] if len(found) == 1 else cls(found)
 
@@ -100,12 +108,6 @@ class InputErrors(InputError):
         if len(self.errors) > 1:
             shown.append(f"{len(self.errors)} problems")
         return "\n".join(shown)
-
-
-def _source_order(error: InputError) -> tuple[str, int]:
-    position = error.position
-    assert position is not None
-    return (position.path, position.line)
 
 
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")

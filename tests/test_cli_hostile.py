@@ -205,9 +205,9 @@ void main() {
 """
 HOSTILE_KERNELS = {
     "rejected.comp": "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {\n    uint x = nothing;\n}\n",
-    "subgroup.comp": "#version 450\n#extension GL_KHR_shader_subgroup_quad : require\n"
+    "subgroup.comp": "#version 450\n#extension GL_ARB_shader_ballot : require\n"
     "layout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer D { uint x; };\n"
-    "void main() {\n    x = subgroupQuadBroadcast(1u, 0u);\n}\n",
+    "void main() {\n    x = readFirstInvocationARB(1u);\n}\n",
     "image.comp": "#version 450\nlayout(local_size_x = 1) in;\nlayout(binding = 0, r32ui) uniform uimage2D img;\n"
     "void main() {\n    imageStore(img, ivec2(0, 0), uvec4(1u));\n}\n",
     "oob.comp": "#version 450\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer D { uint d[2]; };\n"
@@ -244,7 +244,7 @@ def test_bad_kernel_launches_are_exit_2_with_the_reason(tmp_path, options, cause
     "name, cause",
     [
         ("rejected.comp", "rejected.comp:4:"),
-        ("subgroup.comp", "OpGroupNonUniformQuadBroadcast: this subgroup operation is not supported"),
+        ("subgroup.comp", "OpSubgroupFirstInvocationKHR: this subgroup operation is not supported"),
         ("image.comp", "image.comp:"),
         ("oob.comp", "oob.comp:6: OpAccessChain: index 2 is out of bounds"),
         ("empty.comp", "empty"),
@@ -276,7 +276,7 @@ MORE_HOSTILE_KERNELS = {
     "    if (gl_WorkGroupID.x == 0u) {\n        atomicExchange(index, 5u);\n    } else {\n"
     "        d[atomicOr(index, 0u)] = 1u;\n    }\n}\n",
     "wave.hlsl": "// progress: --workgroups 2 --buffer d=2\nRWStructuredBuffer<uint> d : register(u0);\n"
-    "[numthreads(1, 1, 1)]\nvoid main(uint3 id : SV_GroupID) {\n    d[id.x] = QuadReadAcrossX(id.x);\n}\n",
+    "[numthreads(1, 1, 1)]\nvoid main(uint3 id : SV_GroupID) {\n    d[id.x] = QuadAny(id.x == 0u) ? 1u : 0u;\n}\n",
     "undeclared.comp": "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {\n"
     "    uint x = atomicExchange(nothing, 1u);\n}\n",
 }
@@ -288,7 +288,7 @@ MORE_HOSTILE_KERNELS = {
         ("zero.comp", "zero.comp:1:27: error: --workgroups '0' is outside 1..64"),
         ("billion.comp", "billion.comp:1:27: error: --workgroups '1000000000' is outside 1..64"),
         ("racy_index.comp", "racy_index.comp:9: OpAccessChain: index 5 is out of bounds of an array of length 2"),
-        ("wave.hlsl", "wave.hlsl:5:5: error: OpGroupNonUniformQuadSwap: this subgroup operation is not supported"),
+        ("wave.hlsl", "wave.hlsl:5:5: error: OpGroupNonUniformQuadAnyKHR: this subgroup operation is not supported"),
         ("undeclared.comp", "undeclared.comp:4:29: error: 'nothing' : undeclared identifier"),
     ],
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -57,9 +58,52 @@ def test_the_shipped_corpus_meets_its_headers_and_the_published_suite_cadp(repo)
     suffixes = {".axb", ".comp", ".glsl", ".hlsl", ".spvasm", ".wgsl"}  # a directory holds kernels too (litmus/kernels)
     published = repo / "litmus" / "oopsla21"
     tests = sum(1 for path in (repo / "litmus").rglob("*") if path.suffix in suffixes and published not in path.parents)
-    assert done.stdout.count(ALL_HOLD) == tests
+    corpus = [p for p in (repo / "litmus").rglob("*") if p.suffix in suffixes and published not in p.parents]
+    scoped = sum(_scoped_cells(path.read_text()) for path in corpus)  # the subgroup kernels' lane verdicts
+    assert scoped >= 30
+    assert len(re.findall(r"all \d+ expected verdicts hold", done.stdout)) - 483 == tests
     assert done.stdout.count("all 10 expected verdicts hold") == 483
-    assert f"expectations: {11 * tests + 10 * 483} hold, 0 do not" in done.stdout
+    assert f"expectations: {11 * tests + scoped + 10 * 483} hold, 0 do not" in done.stdout
+
+
+def _scoped_cells(text: str) -> int:
+    """The cells of a header's expect line that name a scoped model (W/S/L)."""
+    line = next((line for line in text.splitlines() if "expect:" in line), "")
+    return sum(1 for cell in line.split("expect:", 1)[-1].split("|") if cell.split()[0].count("/") >= 2)
+
+
+def test_scoped_cells_are_read_in_both_forms():
+    text = "# expect: fair/fair/HSA/weak F | lane=OBE/strong P | unfair/fair/HSA F | lane=fair/weak P\nthread 0\n"
+    assert expectations(text, "t.axb") == {
+        ("FAIR/FAIR/HSA", "weak"): False,
+        ("FAIR/FAIR/OBE", "strong"): True,
+        ("UNFAIR/FAIR/HSA", "none"): False,
+        ("FAIR", "weak"): True,  # the inner scopes fair: the plain model
+    }
+
+
+@pytest.mark.parametrize(
+    "cell, message",
+    [
+        ("fair/fair/HSA F", "'fair/fair/HSA' names no verdict; write 'fair/fair/HSA/weak' or 'fair/fair/HSA/strong'"),
+        ("fair/nope/HSA/weak F", "'fair/nope/HSA': unknown progress model 'nope'"),
+        ("lane=HSA/weak F | fair/fair/HSA/weak P", "contradicts an earlier cell"),
+    ],
+)
+def test_bad_scoped_cells_are_positioned_errors(cell, message):
+    with pytest.raises(InputError) as caught:
+        expectations(f"# expect: {cell}\nthread 0\n", "t.axb", KNOWN)
+    assert caught.value.render().startswith("t.axb:1:") and message in caught.value.render()
+
+
+def test_a_flipped_lane_verdict_of_a_kernel_exits_1(repo, tmp_path):
+    text = (repo / "litmus/kernels/warp_spinlock.comp").read_text()
+    assert "fair/fair/HSA/weak F" in text
+    (tmp_path / "warp_spinlock.comp").write_text(text.replace("fair/fair/HSA/weak F", "fair/fair/HSA/weak P", 1))
+    done = run("check", "warp_spinlock.comp", "--expect-header", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "warp_spinlock: fair/fair/HSA weak: expected guaranteed to terminate, got may not terminate" in done.stdout
+    assert "expectations: 18 hold, 1 do not" in done.stdout
 
 
 def _published_copy(repo, tmp_path, group="2t2i"):

@@ -75,3 +75,24 @@ def test_past_kernel_large_the_check_goes_compiled(monkeypatch):
     calls.clear()
     check_system(kernel_system(path, LaunchSettings()), queries)
     assert not calls
+
+
+@pytest.mark.parametrize("phase", ["building the product", "looking for witnesses", "building lassos"])
+def test_deciding_stops_at_the_time_limit(monkeypatch, phase):
+    """The compiled decision looks at the clock between its phases: a check
+    whose time runs out there is inconclusive, naming the phase and what to
+    try, never a verdict (the clock is moved past the deadline once that
+    phase is reached; the exploration before it is not timed)."""
+    from progress.core import kernel_decide
+
+    path = REPO / "litmus" / "kernels" / "ticket_lock.comp"
+    original = kernel_decide._in_time
+
+    def late(deadline, states, where):
+        original(0.0 if where == phase else None, states, where)
+
+    monkeypatch.setattr(kernel_decide, "_in_time", late)
+    report = check_system(kernel_system(path, LaunchSettings()), queries_for(all_models()), engine="compiled")
+    assert all(v.terminates is None for v in report.verdicts)
+    reason = report.verdicts[0].reason
+    assert f"stopped at the time limit while {phase}" in reason and "--reduce" in reason

@@ -302,3 +302,69 @@ def test_a_define_of_what_glslang_defines_names_the_define(tmp_path, monkeypatch
     assert status == 2 and "-1:" not in err
     assert "k.comp: a -D given for it: '#define' : Macro redefined; different substitutions: VULKAN" in err
     assert "(glslang defines VULKAN 100 itself for Vulkan)" in err
+
+
+def test_a_kernels_own_problems_come_before_its_includes(tmp_path, monkeypatch, capsys):
+    """Problems were sorted by file name, so an included `a.h` came before the kernel
+    `z.comp`, and a kernel named by an absolute path came before the includes shown
+    relative to the working folder: now the kernel first, then its includes in order."""
+    (tmp_path / "a.h").write_text("uint half_of(uint x) { return uint(float(x) * 0.5); }\n")
+    (tmp_path / "z.comp").write_text(
+        "#version 450\n#extension GL_GOOGLE_include_directive : require\n\n"
+        '#include "a.h"\nlayout(local_size_x = 1) in;\n'
+        "layout(set = 0, binding = 0) buffer B { uint v; };\n"
+        "void main() {\n    v = uint(float(v) * 2.0) + half_of(v);\n}\n"
+    )
+    status, _, err = run(["check", "z.comp"], monkeypatch, capsys, tmp_path)
+    files = [line.split(":")[0] for line in err.splitlines() if ": error: " in line]
+    assert status == 2 and files[0] == "z.comp" and "a.h" in files
+    assert files == sorted(files, key=lambda file: file != "z.comp")
+
+
+SIZED = """#version 450
+#define BLOCK_SIZE 4
+#define STEP \\
+    1u
+layout(local_size_x = BLOCK_SIZE) in;
+layout(set = 0, binding = 0) buffer B { uint counter; };
+void main() {
+    atomicAdd(counter, STEP);
+}
+"""
+
+
+def test_redefine_gives_a_kernels_own_define_another_value(tmp_path, monkeypatch):
+    """Published kernels fix their sizes with plain #defines, which -D cannot change
+    ('Macro redefined'); --redefine NAME=VALUE rewrites the kernel's own #define line
+    (a continued one keeps its lines, blank) and nothing else."""
+    from progress.cli.kernel import given_settings, kernel_system, terminal_memories
+
+    path = tmp_path / "sized.comp"
+    path.write_text(SIZED)
+
+    def counter(*redefines: str) -> set[int]:
+        settings = given_settings("2", [], [], None, None, redefines=list(redefines))
+        return {dict(m)["counter"] for m in terminal_memories(kernel_system(path, settings), None, None)}
+
+    assert counter() == {8}  # 2 workgroups x 4 invocations x 1
+    assert counter("BLOCK_SIZE=1") == {2}
+    assert counter("BLOCK_SIZE=1", "STEP=5u") == {10}
+    path.write_text("// progress: --redefine BLOCK_SIZE=2\n" + SIZED)  # a header may give it too
+    assert counter() == {4} and counter("BLOCK_SIZE=3") == {6}  # the command line's wins
+    with pytest.raises(InputError, match="Macro redefined"):  # what -D does with it
+        load.load_kernel(SIZED.encode(), "sized.comp", "glsl", LaunchSettings(defines=(("BLOCK_SIZE", "1"),)))
+
+
+def test_redefine_keeps_lines_and_refuses_what_it_cannot_do(tmp_path, monkeypatch, capsys):
+    (tmp_path / "sized.comp").write_text(SIZED.replace("atomicAdd(counter, STEP);", "atomicAdd(counter, q);"))
+    status, _, err = run(["check", "--redefine", "STEP=2u", "sized.comp"], monkeypatch, capsys, tmp_path)
+    assert status == 2 and "sized.comp:8:" in err and "'q' : undeclared identifier" in err  # line 8 still
+    (tmp_path / "k.comp").write_text(SIZED)
+    status, _, err = run(["check", "--redefine", "NOPE=1", "k.comp"], monkeypatch, capsys, tmp_path)
+    assert status == 2 and "--redefine NOPE: no '#define NOPE' in the kernel or its includes" in err
+    (tmp_path / "f.comp").write_text(SIZED.replace("#define BLOCK_SIZE 4", "#define BLOCK_SIZE(x) 4"))
+    status, _, err = run(["check", "--redefine", "BLOCK_SIZE=1", "f.comp"], monkeypatch, capsys, tmp_path)
+    assert status == 2 and "BLOCK_SIZE is a function-like macro here" in err
+    (tmp_path / "w.wgsl").write_text("@compute @workgroup_size(1) fn main() {}\n")
+    status, _, err = run(["check", "--redefine", "N=1", "w.wgsl"], monkeypatch, capsys, tmp_path)
+    assert status == 2 and "--redefine is for GLSL and HLSL kernels" in err

@@ -186,3 +186,18 @@ def test_a_layout_error_inside_a_step_has_the_instruction_line(tmp_path, monkeyp
     # line 7: Slang's -g2 stores the parameter `id` into a debug variable first
     with pytest.raises(InputError, match=r"two.hlsl:7: OpStore: a value of type %\d+ cannot be kept"):
         terminal_memories(kernel_system(path, given_settings(None, ["flags=1", "data=3"], [], None, None)), None, None)
+
+
+def test_every_launch_problem_at_once(tmp_path, monkeypatch, capsys):
+    """A --buffer that names nothing and a missing length; two --init items that name
+    nothing: the first alone was reported, one run per problem."""
+    path = tmp_path / "two.hlsl"
+    path.write_text(TWO_BUFFERS)
+    args = ["check", "--buffer", "ghost=2", "--buffer", "flags=1", "two.hlsl"]
+    status, _, err = run(args, monkeypatch, capsys, tmp_path)
+    assert status == 2
+    assert "--buffer ghost=2: no runtime-sized array is called 'ghost'" in err
+    assert "the runtime-sized array 'data' needs a length: --buffer data=LEN" in err
+    args = ["check", "--buffer", "data=1", "--buffer", "flags=1", "--init", "nope=1", "--init", "nada=2", "two.hlsl"]
+    status, _, err = run(args, monkeypatch, capsys, tmp_path)
+    assert status == 2 and "--init nope=1: no shared memory cell" in err and "--init nada=2: no shared memory" in err

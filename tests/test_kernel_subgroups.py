@@ -17,6 +17,7 @@ from progress.core.model_spec import parse_models
 from progress.errors import InputError
 from progress.front.header import LaunchSettings
 from progress.front.spirv.load import launch_system, load_kernel
+from tests import brute_scoped
 
 DATA = REPO / "tests" / "data" / "subgroups"
 KERNELS = REPO / "litmus" / "kernels"
@@ -83,6 +84,96 @@ def _expected_ops(size: int, invocations: int = 4) -> list[list[int]]:
 def test_every_subgroup_operation_computes_its_definition(size):
     cells = _end(DATA / "ops.comp", size=size)
     assert [cells[24 * i : 24 * i + 24] for i in range(4)] == _expected_ops(size)
+
+
+def _expected_more_ops(lanes: list[int]) -> list[list[int]]:
+    """What more_ops.comp writes for one subgroup of `lanes`, from the definitions
+    (clusters of 2^k consecutive lanes, quads of 4, a partition = the lanes its ballot names)."""
+
+    def reduce(values, members, op):
+        out = None
+        for m in members:
+            out = values[m] if out is None else op(out, values[m])
+        return out
+
+    rows = []
+    for lane in lanes:
+        pair = [m for m in lanes if m // 2 == lane // 2]
+        parity = [m for m in lanes if m % 2 == lane % 2]
+        plus = {m: m + 1 for m in lanes}
+        rows.append(
+            [
+                reduce(plus, [m for m in lanes if m // 2 == lane // 2], lambda a, b: a + b),  # clustered add, 2
+                reduce({m: 3 * m for m in lanes}, [m for m in lanes if m // 4 == lane // 4], max),  # clustered max, 4
+                1 << lane,  # clustered or, clusters of 1
+                (lane & ~3) + 2 + 10 if (lane & ~3) + 2 in lanes else 0,  # quad broadcast of quad lane 2
+                (lane ^ 1) + 20,  # quad swap horizontal
+                (lane ^ 2) + 30,  # quad swap vertical
+                (lane ^ 3) + 40,  # quad swap diagonal
+                sum(1 << m for m in pair),  # subgroupPartitionNV(lane / 2).x
+                sum(plus[m] for m in pair),  # partitioned add
+                sum(plus[m] for m in pair if m <= lane),  # partitioned inclusive add
+                sum(plus[m] for m in pair if m < lane),  # partitioned exclusive add
+                min(m + 5 for m in parity),  # partitioned min over subgroupPartitionNV(lane % 2)
+            ]
+        )
+    return rows
+
+
+@pytest.mark.parametrize("size", [4, 8])
+def test_clustered_quad_and_partitioned_operations_compute_their_definitions(size):
+    cells = _end(DATA / "more_ops.comp", size=size)
+    assert [cells[12 * i : 12 * i + 12] for i in range(4)] == _expected_more_ops([0, 1, 2, 3])
+
+
+def test_hlsl_quad_intrinsics_through_the_hlsl_compiler():
+    """QuadReadAcrossX/Y/Diagonal read lane XOR 1/2/3, QuadReadLaneAt(lane, 3) lane 3 of the quad."""
+    assert _end(DATA / "quad.hlsl", "hlsl") == [(i ^ 1) * 1000 + (i ^ 2) * 100 + (i ^ 3) * 10 + 3 for i in range(4)]
+
+
+def test_a_cluster_wider_than_the_subgroup_is_an_error_at_its_line():
+    with pytest.raises(InputError, match="more_ops.comp:17:.*a cluster of 4 lanes in a subgroup of 2"):
+        check_system(_system(DATA / "more_ops.comp", size=2), [Query(parse_models(["fair"])[0], "weak")])
+
+
+@pytest.mark.parametrize("size", [4, 2])
+def test_rotate_reads_lane_plus_delta_around_the_subgroup_or_its_cluster(size):
+    cells = _end(DATA / "rotate.spvasm", "spvasm", size=size)
+    rows = []
+    for i in range(4):
+        lane = i % size
+        whole = (lane + 1) % size  # rotate(lane + 50, 1)
+        pair = lane - lane % 2 + (lane + 1) % 2  # rotate(lane + 60, 1, cluster 2)
+        rows.append([whole + 50, pair + 60])
+    assert [cells[2 * i : 2 * i + 2] for i in range(4)] == rows
+
+
+def _explicit(system) -> list[dict[int, int]]:
+    """The kernel's LTS as tests/brute_scoped.py takes it: succ[state] = {unit: next}."""
+    index, succ, todo = {system.initial: 0}, [{}], [system.initial]
+    while todo:
+        state = todo.pop()
+        out = {}
+        for unit, after in system.successors(state):
+            if after not in index:
+                index[after] = len(succ)
+                succ.append({})
+                todo.append(after)
+            out[unit] = index[after]
+        succ[index[state]] = out
+    return succ
+
+
+@pytest.mark.parametrize("models", [("fair", "fair", m) for m in ("unfair", "HSA", "OBE", "HSA+OBE", "LOBE", "fair")])
+def test_a_wait_after_a_quad_swap_against_the_brute_force_oracle(models):
+    """quad_wait.comp: lane 0 spins until lane 1 stores what the quad swap gave it;
+    the scoped verdicts equal brute_scoped's witnesses (every subset of the product)."""
+    system = _system(DATA / "quad_wait.comp")
+    weak, strong = brute_scoped.witnesses(_explicit(system), list(system.groups), list(system.subgroups), models, 40)
+    model = parse_models(["/".join(models)])[0]
+    report = check_system(system, [Query(model, "weak"), Query(model, "strong")])
+    assert [v.terminates for v in report.verdicts] == [not weak, not strong]
+    assert not weak if models[2] in ("OBE", "HSA+OBE", "LOBE", "fair") else weak  # lane 1 arrived: it has started
 
 
 def test_hlsl_wave_intrinsics_through_the_hlsl_compiler():

@@ -161,7 +161,7 @@ def test_a_shader_glslang_rejects_is_positioned():
 @pytest.mark.parametrize(
     ("name", "line", "opcode", "reason"),
     [
-        ("ballot.comp", 10, "OpGroupNonUniformQuadBroadcast", "this subgroup operation is not supported"),
+        ("ballot.comp", 10, "OpSubgroupFirstInvocationKHR", "this subgroup operation is not supported"),
         ("image.comp", 7, "OpLoad", "images and samplers are not supported"),
         ("spin64.comp", 10, "OpAccessChain", "64-bit integers"),
     ],

@@ -75,26 +75,26 @@ def test_a_plain_kernel_is_inside():
 
 
 CASES = {
-    "a quad operation": (
+    "a subgroup operation of SPV_KHR_shader_ballot": (
         kernel(
-            "%q = OpGroupNonUniformQuadBroadcast %uint %subgroup %u1 %u0\n",
-            capabilities="OpCapability GroupNonUniform\nOpCapability GroupNonUniformQuad\n",
+            "%q = OpSubgroupFirstInvocationKHR %uint %u1\n",
+            capabilities='OpCapability SubgroupBallotKHR\nOpExtension "SPV_KHR_shader_ballot"\n',
         ),
-        "OpGroupNonUniformQuadBroadcast",
-        "OpGroupNonUniformQuadBroadcast: this subgroup operation is not supported",
+        "OpSubgroupFirstInvocationKHR",
+        "OpSubgroupFirstInvocationKHR: this subgroup operation is not supported",
     ),
     "device barrier": (
         kernel("OpControlBarrier %device %device %sem\n"),
         "OpControlBarrier %device",
         "OpControlBarrier: spirv-val: ",  # Vulkan's rule, before the subset's: Workgroup or Subgroup
     ),
-    "a quad swap": (
+    "a read of another invocation (SPV_KHR_shader_ballot)": (
         kernel(
-            "%q = OpGroupNonUniformQuadSwap %uint %subgroup %u1 %u0\n",
-            capabilities="OpCapability GroupNonUniform\nOpCapability GroupNonUniformQuad\n",
+            "%q = OpSubgroupReadInvocationKHR %uint %u1 %u0\n",
+            capabilities='OpCapability SubgroupBallotKHR\nOpExtension "SPV_KHR_shader_ballot"\n',
         ),
-        "OpGroupNonUniformQuadSwap",
-        "OpGroupNonUniformQuadSwap: this subgroup operation is not supported",
+        "OpSubgroupReadInvocationKHR",
+        "OpSubgroupReadInvocationKHR: this subgroup operation is not supported",
     ),
     "float": (
         kernel("%f = OpConvertUToF %float %u1\n", globals_="%float = OpTypeFloat 32\n"),
@@ -158,14 +158,14 @@ def test_the_supported_instructions_exist_in_the_grammar():
 
 
 SEVERAL = """#version 450
-#extension GL_KHR_shader_subgroup_quad : require
+#extension GL_ARB_shader_ballot : require
 layout(local_size_x = 1) in;
 layout(std430, binding = 0) buffer B { uint lock; uint seen; };
 void main() {
-    uint votes = subgroupQuadBroadcast(lock, 0u);
-    seen = subgroupQuadSwapHorizontal(votes);
+    uint votes = readFirstInvocationARB(lock);
+    seen = readInvocationARB(votes, 0u);
     float half_ = float(lock) * 0.5;
-    if (subgroupElect()) {
+    if (votes == 0u) {
         atomicExchange(lock, uint(half_));
     }
 }
@@ -181,8 +181,8 @@ def test_every_problem_is_reported_each_at_its_line():
     rendered = error.render()
     lines = [int(line.split(":")[1]) for line in rendered.splitlines() if line.startswith("several.comp:")]
     assert lines == sorted(lines) and {6, 7, 8, 10} <= set(lines)
-    assert "OpGroupNonUniformQuadBroadcast: this subgroup operation is not supported" in rendered
-    assert "OpGroupNonUniformQuadSwap: this subgroup operation is not supported" in rendered
+    assert "OpSubgroupFirstInvocationKHR: this subgroup operation is not supported" in rendered
+    assert "OpSubgroupReadInvocationKHR: this subgroup operation is not supported" in rendered
     assert "floating point is not supported" in rendered
     assert rendered.endswith(f"{len(lines)} problems")
     assert error.position is not None and error.position.line == lines[0]  # a float variable of main, line 5
@@ -191,7 +191,7 @@ def test_every_problem_is_reported_each_at_its_line():
 
 STAGES = """#version 450
 #extension GL_EXT_buffer_reference : require
-#extension GL_KHR_shader_subgroup_quad : require
+#extension GL_ARB_shader_ballot : require
 layout(local_size_x = 2) in;
 layout(constant_id = 0) const uint N = 4;
 layout(buffer_reference, std430) buffer Next { uint value; };
@@ -199,7 +199,7 @@ layout(std430, binding = 0) buffer B { uint flag; Next next; };
 shared uint slots[N];
 void main() {
     slots[gl_LocalInvocationID.x] = flag;
-    uint q = subgroupQuadBroadcast(flag, 0u);
+    uint q = readFirstInvocationARB(flag);
     next.value = q;
     while (atomicAdd(flag, 0u) == 0u) {}
 }
@@ -207,14 +207,14 @@ void main() {
 
 
 def test_problems_found_by_every_stage_come_together():
-    """Physical addressing (a buffer reference), a quad operation and an array the
+    """Physical addressing (a buffer reference), a subgroup operation outside the subset and an array the
     launch's --spec makes empty: each stage's refusal was raised alone (the
     addressing model, without a line, or the array length), hiding the others."""
     with pytest.raises(InputError) as caught:
         load_kernel(STAGES.encode(), "stages.comp", "glsl", LaunchSettings(spec=(("0", 0),)))
     rendered = caught.value.render()
     assert rendered.splitlines()[0].startswith("stages.comp:11:")  # in source order, the located ones first
-    assert "stages.comp:11:1: error: OpGroupNonUniformQuadBroadcast: this subgroup operation" in rendered
+    assert "stages.comp:11:1: error: OpSubgroupFirstInvocationKHR: this subgroup operation" in rendered
     assert "stages.comp:12:1: error: OpAccessChain: only logical pointers are supported" in rendered
     assert "OpTypeArray: specialized to the length 0, not in 1..65536" in rendered
     assert "OpMemoryModel: addressing model PhysicalStorageBuffer64: only logical pointers" in rendered

@@ -120,11 +120,11 @@ def test_a_compile_error_is_at_its_line_and_column(client):
     "construct, refusal",
     [
         ("counter = uint(float(counter) * 1.5);", "OpConvertUToF: floating point is not supported"),
-        ("counter = subgroupQuadBroadcast(counter, 0u);", "this subgroup operation is not supported"),
+        ("counter = readFirstInvocationARB(counter);", "this subgroup operation is not supported"),
     ],
 )
 def test_an_unsupported_construct_is_refused_at_its_line(client, construct, refusal):
-    text = TAS.replace("#version 450\n", "#version 450\n#extension GL_KHR_shader_subgroup_quad : enable\n")
+    text = TAS.replace("#version 450\n", "#version 450\n#extension GL_ARB_shader_ballot : enable\n")
     text = text.replace("    counter = counter + 1u;", "    " + construct)
     body = check(client, text).json()
     assert body["ok"] is False and refusal in body["error"], body

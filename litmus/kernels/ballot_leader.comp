@@ -1,5 +1,5 @@
 // progress: --workgroups 2 --subgroup-size 4
-// expect: unfair F | fair/weak P | fair/strong P | HSA/weak P | HSA/strong P | OBE/weak P | OBE/strong P | HSA+OBE/weak P | HSA+OBE/strong P | LOBE/weak P | LOBE/strong P
+// expect: unfair F | fair/weak P | fair/strong P | HSA/weak P | HSA/strong P | OBE/weak P | OBE/strong P | HSA+OBE/weak P | HSA+OBE/strong P | LOBE/weak P | LOBE/strong P | fair/fair/unfair/weak F | fair/fair/unfair/strong F | fair/fair/HSA/weak F | fair/fair/HSA/strong F | fair/fair/OBE/weak P | fair/fair/OBE/strong P
 //
 // Ballot leader election, as real code elects one lane per subgroup to do a
 // subgroup's shared work: each workgroup is one subgroup of four lanes; the
@@ -19,7 +19,7 @@
 //   the spinners' workgroup has started, so in each case the leader is fair
 //   and must step.
 //
-// Lane models (scoped; tests/test_kernel_subgroups.py):
+// Lane models (scoped; the expect line's fair/fair/M cells, tests/test_kernel_subgroups.py):
 // - (fair, fair, unfair): F, and (fair, fair, HSA): F: lane 0 spins and is
 //   the lowest enabled lane; the leader, lane 1, is never fair.
 // - (fair, fair, OBE): P: every lane arrived at the ballot, a step of its

@@ -1,5 +1,5 @@
 // progress: --workgroups 3 --subgroup-size 2
-// expect: unfair F | fair/weak P | fair/strong P | HSA/weak F | HSA/strong F | OBE/weak P | OBE/strong P | HSA+OBE/weak P | HSA+OBE/strong P | LOBE/weak P | LOBE/strong P
+// expect: unfair F | fair/weak P | fair/strong P | HSA/weak F | HSA/strong F | OBE/weak P | OBE/strong P | HSA+OBE/weak P | HSA+OBE/strong P | LOBE/weak P | LOBE/strong P | fair/fair/unfair/weak P
 //
 // A decoupled look-back scan written with subgroup operations, as modern
 // scans are (lookback_scan.comp is the same algorithm with a workgroup
@@ -25,7 +25,7 @@
 // - OBE, HSA+OBE, LOBE: P: a tile's owner took its ticket, a step, so it is
 //   fair (LOBE and HSA+OBE contain OBE). Strong as weak.
 //
-// Lane models (scoped; tests/test_kernel_subgroups.py): (fair, fair, M) is P
+// Lane models (scoped; the expect line's fair/fair/M cells, tests/test_kernel_subgroups.py): (fair, fair, M) is P
 // for every lane model M, unfair included: every loop of a lane passes
 // through collective steps, which wait for both lanes, so a fair subgroup
 // that progresses makes both lanes progress. Compare warp_spinlock.comp.

@@ -1,5 +1,5 @@
 // progress: --workgroups 2 --subgroup-size 2
-// expect: unfair F | fair/weak P | fair/strong P | HSA/weak P | HSA/strong P | OBE/weak P | OBE/strong P | HSA+OBE/weak P | HSA+OBE/strong P | LOBE/weak P | LOBE/strong P
+// expect: unfair F | fair/weak P | fair/strong P | HSA/weak P | HSA/strong P | OBE/weak P | OBE/strong P | HSA+OBE/weak P | HSA+OBE/strong P | LOBE/weak P | LOBE/strong P | fair/fair/unfair/weak F | fair/fair/unfair/strong F | fair/fair/HSA/weak F | fair/fair/HSA/strong F | fair/fair/OBE/weak P | fair/fair/OBE/strong P | fair/fair/LOBE/weak P | fair/fair/LOBE/strong P
 //
 // A warp-level spin lock: each workgroup is one subgroup of two lanes, and
 // the two lanes of a subgroup take their workgroup's lock (locks[w]) with an
@@ -18,7 +18,7 @@
 //   stepping (it is enabled until it returns). Under OBE the spinner's
 //   workgroup has started, so its holder is fair. LOBE and HSA+OBE contain OBE.
 //
-// Lane models (scoped, docs/semantics.md section 10; tests/test_kernel_subgroups.py):
+// Lane models (scoped, docs/semantics.md section 10; the expect line's fair/fair/M cells):
 // - (fair, fair, unfair): F, weak and strong. The subgroup is fair as a group:
 //   its spinning lane's steps are its progress, the holder starves. This is
 //   lock-step (SIMT) scheduling: the diverged spinning path runs, the

@@ -1,5 +1,5 @@
 // progress: --workgroups 3 --subgroup-size 2
-// expect: unfair F | fair/weak P | fair/strong P | HSA/weak F | HSA/strong F | OBE/weak P | OBE/strong P | HSA+OBE/weak P | HSA+OBE/strong P | LOBE/weak P | LOBE/strong P
+// expect: unfair F | fair/weak P | fair/strong P | HSA/weak F | HSA/strong F | OBE/weak P | OBE/strong P | HSA+OBE/weak P | HSA+OBE/strong P | LOBE/weak P | LOBE/strong P | fair/fair/unfair/weak P
 //
 // subgroup_lookback.comp in WGSL: subgroupBroadcastFirst, subgroupAdd and
 // subgroupBallot as WGSL names them; naga-wasm 30.1 has no subgroupElect, so

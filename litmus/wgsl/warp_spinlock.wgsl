@@ -1,5 +1,5 @@
 // progress: --workgroups 2 --subgroup-size 2
-// expect: unfair F | fair/weak P | fair/strong P | HSA/weak P | HSA/strong P | OBE/weak P | OBE/strong P | HSA+OBE/weak P | HSA+OBE/strong P | LOBE/weak P | LOBE/strong P
+// expect: unfair F | fair/weak P | fair/strong P | HSA/weak P | HSA/strong P | OBE/weak P | OBE/strong P | HSA+OBE/weak P | HSA+OBE/strong P | LOBE/weak P | LOBE/strong P | fair/fair/unfair/weak F | fair/fair/unfair/strong F | fair/fair/HSA/weak F | fair/fair/HSA/strong F | fair/fair/OBE/weak P | fair/fair/OBE/strong P | fair/fair/LOBE/weak P | fair/fair/LOBE/strong P
 //
 // warp_spinlock.comp in WGSL: each workgroup's lock an `atomic<u32>` in a
 // storage array, the counter a plain `u32`; two invocations per workgroup,

@@ -6,19 +6,20 @@ import gc
 import math
 import sys
 import time
+from dataclasses import replace
 
 import click
 
 from progress.cli.inputs import AXB_SUFFIXES, KERNEL_SUFFIXES, STDIN, display, expand_each, read_text
 from progress.cli.launch_options import compile_options, constant_options
 from progress.cli.verdict_table import nearest_table, table_expectations
-from progress.core.analyze import FAIRNESSES, check_program, queries_for
+from progress.core.analyze import FAIRNESSES, check_program, check_system, queries_for
 from progress.core.model_spec import parse_models
 from progress.core.program import Program
 from progress.core.registry import all_models
 from progress.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_USAGE, InputError, UsageError
 from progress.front.axb.parse import parse_program
-from progress.front.expect import expectations, has_expect_line, known_verdicts, mismatches
+from progress.front.expect import expectations, has_expect_line, known_verdicts, mismatches, scoped_queries
 from progress.report.render import (
     csv_header,
     csv_row,
@@ -184,6 +185,13 @@ def check(
                 )
                 expected = None if result.expected is None else _selected(result.expected, queries)
                 reports = [c.report for c in result.checked]
+                extra = scoped_queries(expected or {})
+                judged = [
+                    _judged(c.report, check_system(c.system, extra, max_states=max_states, time_limit=time_limit))
+                    if extra
+                    else c.report
+                    for c in result.checked
+                ]
                 notes = result.differences
                 failed = result.failed
             else:
@@ -195,6 +203,15 @@ def check(
                         program, queries, max_states=max_states, time_limit=time_limit, witnesses=witnesses, scope=scope
                     )
                 ]
+                extra = scoped_queries(expected or {})
+                judged = [
+                    _judged(
+                        reports[0],
+                        check_program(program, extra, max_states=max_states, time_limit=time_limit, scope=scope),
+                    )
+                    if extra
+                    else reports[0]
+                ]
                 notes, failed = (), None
         except InputError as error:
             click.echo(error.render(), err=True)
@@ -203,7 +220,7 @@ def check(
         for index, report in enumerate(reports):
             _count(tally, report)
             shown = display(path) + (" (spirv-opt -O)" if index else "")
-            _show(report, shown, fmt, expected, tally, len(queries) == 1, show_witness)
+            _show(report, shown, fmt, expected, tally, len(queries) == 1, show_witness, judged[index])
         for note in notes:
             click.echo(note, err=fmt != "text")
         if failed is not None:
@@ -214,10 +231,11 @@ def check(
     raise SystemExit(_exit_code(tally, expect_header))
 
 
-def _show(report, path: str, fmt: str, expected, tally, single: bool, show_witness: bool) -> None:
-    """One report: its expectation line (with --expect-header) and its output in `fmt`."""
+def _show(report, path: str, fmt: str, expected, tally, single: bool, show_witness: bool, judged=None) -> None:
+    """One report: its expectation line (with --expect-header; `judged` holds the
+    header's scoped verdicts too) and its output in `fmt`."""
     if expected is not None:
-        click.echo(_expectation_text(report, expected, tally), err=fmt != "text")
+        click.echo(_expectation_text(judged or report, expected, tally), err=fmt != "text")
     if fmt == "json":
         _lines.write(report_json(report, path) + "\n")
     elif fmt == "csv":
@@ -282,9 +300,15 @@ def _expectations_of(text: str, path, known) -> dict:
 
 def _selected(expected: dict, queries) -> dict:
     """The expectations that the checked queries answer (all of them without
-    --model/--weak/--strong; every cell names a registered verdict by now)."""
+    --model/--weak/--strong; every cell names a registered verdict by now),
+    and every one naming a scoped model (`W/S/L`: checked for the header alone)."""
     asked = {(query.model.name.upper(), query.fairness) for query in queries}
-    return {key: want for key, want in expected.items() if key in asked}
+    return {key: want for key, want in expected.items() if key in asked or "/" in key[0]}
+
+
+def _judged(report, scoped):
+    """`report` with the verdicts of the header's scoped models added, for the expectations only."""
+    return replace(report, verdicts=report.verdicts + scoped.verdicts)
 
 
 def _expectation_text(report, expected, tally) -> str:

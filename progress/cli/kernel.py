@@ -31,6 +31,7 @@ from progress.front.header import (
     parse_include_dir,
     parse_init,
     parse_local_size,
+    parse_redefine,
     parse_subgroup_size,
     parse_workgroups,
 )
@@ -165,6 +166,7 @@ def given_settings(
     subgroup_size=None,
     defines=(),
     include_dirs=(),
+    redefines=(),
 ) -> LaunchSettings:
     """The command line's launch settings (they override each kernel header's);
     `workgroup_limit`: a larger bound on --workgroups (an unchecked device run)."""
@@ -189,6 +191,7 @@ def given_settings(
         subgroup_size=None if subgroup_size is None else parse_subgroup_size(subgroup_size),
         defines=tuple(parse_define(text) for text in defines),
         include_dirs=tuple(parse_include_dir(text) for text in include_dirs),
+        redefines=tuple(parse_redefine(text) for text in redefines),
     )
 
 

@@ -1,7 +1,7 @@
 """The kernel launch options that set what a kernel reads as constants:
 `--spec`, `--push`, `--local-size` (docs/kernels.md, "Launch settings"),
 as one decorator for the commands that launch kernels (`check`, `show`);
-and how a GLSL/HLSL kernel is compiled, `-D` and `-I` (`compile_options`).
+and how a GLSL/HLSL kernel is compiled, `-D`, `--redefine` and `-I` (`compile_options`).
 Light: the SPIR-V front end is imported only when a kernel is read."""
 
 from __future__ import annotations
@@ -49,6 +49,13 @@ COMPILE_OPTIONS = (
         help="GLSL/HLSL kernels: a preprocessor macro, as for the compiler (repeatable).",
     ),
     click.option(
+        "--redefine",
+        "redefines",
+        multiple=True,
+        metavar="NAME=VALUE",
+        help="GLSL/HLSL kernels: give the kernel's own '#define NAME' this value (its sizes, say; repeatable).",
+    ),
+    click.option(
         "-I",
         "--include-dir",
         "include_dirs",
@@ -60,7 +67,7 @@ COMPILE_OPTIONS = (
 
 
 def compile_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """`command` with -D and -I (passed as `defines`, `include_dirs`)."""
+    """`command` with -D, --redefine and -I (passed as `defines`, `redefines`, `include_dirs`)."""
     for option in reversed(COMPILE_OPTIONS):
         command = option(command)
     return command

@@ -22,6 +22,7 @@ on demand: concrete kernel states, in source lines.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -255,11 +256,78 @@ def _cyclic(pstart, pdst, comp, order, start, c):
     return False
 
 
+AGAIN, FOUND, NONE_FOUND = 0, 1, 2
+"""What one round of `_decide_round` ends with."""
+
+
 @njit(cache=True)
-def decide(pstart, pdst, punit, ugroup, fthreads, n, units, strong):
+def _decide_round(pstart, pdst, punit, ugroup, fthreads, n, strong, alive, comp, count, stepper, seen, touched):
+    """One round of `decide`: SCCs of the alive states, then the weak test or
+    one pass of strong pruning. (FOUND, witness), (NONE_FOUND, empty), or
+    (AGAIN, empty) when strong pruning removed states."""
+    ncomp = _tarjan(pstart, pdst, n, alive, comp)
+    order, start, first = _by_component(comp, n, ncomp)
+    ranked = np.argsort(first)
+    removed = False
+    for r in range(ncomp):
+        c = ranked[r]
+        if not _cyclic(pstart, pdst, comp, order, start, c):
+            if strong:
+                for i in range(start[c], start[c + 1]):
+                    alive[order[i]] = False
+            continue
+        if not strong:
+            nt = 0
+            for i in range(start[c], start[c + 1]):
+                v = order[i]
+                for e in range(pstart[v], pstart[v + 1]):
+                    u = punit[e]
+                    if not seen[u]:
+                        seen[u] = True
+                        touched[nt] = u
+                        nt += 1
+                    if (fthreads[v] >> np.int64(ugroup[u])) & 1:
+                        count[u] += 1
+                    if comp[pdst[e]] == c:
+                        stepper[u] = True
+            ok = True
+            size = start[c + 1] - start[c]
+            for k in range(nt):
+                u = touched[k]
+                if count[u] == size and not stepper[u]:
+                    ok = False
+                count[u] = 0
+                stepper[u] = False
+                seen[u] = False
+            if ok:
+                return FOUND, order[start[c] : start[c + 1]].copy()
+        else:
+            kept = 0
+            for i in range(start[c], start[c + 1]):
+                v = order[i]
+                leaves = False
+                for e in range(pstart[v], pstart[v + 1]):
+                    if comp[pdst[e]] != c and (fthreads[v] >> np.int64(ugroup[punit[e]])) & 1:
+                        leaves = True
+                        break
+                if leaves:
+                    alive[v] = False
+                    removed = True
+                else:
+                    kept += 1
+            if kept == start[c + 1] - start[c]:
+                return FOUND, order[start[c] : start[c + 1]].copy()
+    if strong and removed:
+        return AGAIN, np.empty(0, np.int32)
+    return NONE_FOUND, np.empty(0, np.int32)
+
+
+def decide(pstart, pdst, punit, ugroup, fthreads, n, units, strong, deadline: float | None = None) -> np.ndarray:
     """A witness for weak (strong False) or strong fairness: its states as
     an array (ascending), empty when every fair run terminates. F of unit u
-    in state v: u steps from v and its workgroup is in fthreads[v]."""
+    in state v: u steps from v and its workgroup is in fthreads[v]. Past the
+    monotonic `deadline` (looked at between rounds of strong pruning) raises
+    Inconclusive."""
     alive = np.ones(n, np.bool_)
     comp = np.empty(n, np.int32)
     count = np.zeros(units, np.int64)
@@ -267,60 +335,21 @@ def decide(pstart, pdst, punit, ugroup, fthreads, n, units, strong):
     seen = np.zeros(units, np.bool_)
     touched = np.empty(units, np.int64)
     while True:
-        ncomp = _tarjan(pstart, pdst, n, alive, comp)
-        order, start, first = _by_component(comp, n, ncomp)
-        ranked = np.argsort(first)
-        removed = False
-        for r in range(ncomp):
-            c = ranked[r]
-            if not _cyclic(pstart, pdst, comp, order, start, c):
-                if strong:
-                    for i in range(start[c], start[c + 1]):
-                        alive[order[i]] = False
-                continue
-            if not strong:
-                nt = 0
-                for i in range(start[c], start[c + 1]):
-                    v = order[i]
-                    for e in range(pstart[v], pstart[v + 1]):
-                        u = punit[e]
-                        if not seen[u]:
-                            seen[u] = True
-                            touched[nt] = u
-                            nt += 1
-                        if (fthreads[v] >> np.int64(ugroup[u])) & 1:
-                            count[u] += 1
-                        if comp[pdst[e]] == c:
-                            stepper[u] = True
-                ok = True
-                size = start[c + 1] - start[c]
-                for k in range(nt):
-                    u = touched[k]
-                    if count[u] == size and not stepper[u]:
-                        ok = False
-                    count[u] = 0
-                    stepper[u] = False
-                    seen[u] = False
-                if ok:
-                    return order[start[c] : start[c + 1]].copy()
-            else:
-                kept = 0
-                for i in range(start[c], start[c + 1]):
-                    v = order[i]
-                    leaves = False
-                    for e in range(pstart[v], pstart[v + 1]):
-                        if comp[pdst[e]] != c and (fthreads[v] >> np.int64(ugroup[punit[e]])) & 1:
-                            leaves = True
-                            break
-                    if leaves:
-                        alive[v] = False
-                        removed = True
-                    else:
-                        kept += 1
-                if kept == start[c + 1] - start[c]:
-                    return order[start[c] : start[c + 1]].copy()
-        if not strong or not removed:
-            return np.empty(0, np.int32)
+        code, members = _decide_round(
+            pstart, pdst, punit, ugroup, fthreads, n, strong, alive, comp, count, stepper, seen, touched
+        )
+        if code != AGAIN:
+            return members
+        _in_time(deadline, n, "pruning strong witnesses")
+
+
+DECIDING_HINT = " (the exploration finished: try --reduce, a smaller launch, or a longer --time-limit)"
+
+
+def _in_time(deadline: float | None, states: int, phase: str) -> None:
+    """Raise Inconclusive past the monotonic `deadline` (the time limit), naming the phase."""
+    if deadline is not None and time.monotonic() > deadline:
+        raise Inconclusive(f"stopped at the time limit while {phase}{DECIDING_HINT}", states)
 
 
 @njit(cache=True)
@@ -500,6 +529,7 @@ def decide_queries(
     out = []
     for model, fairness in models:
         started = model.memory is STARTED
+        _in_time(budget.deadline, graph.count, "building the product")
         if started not in products:
             products[started] = product(graph, started, budget, group)
             views[started] = lts_view(products[started])
@@ -519,11 +549,14 @@ def decide_queries(
             if fairness == STRONG and answers.get((model.name, WEAK), np.ones(1)).shape[0] == 0:
                 answers[key] = np.empty(0, np.int32)  # a weak pass is a strong pass
             else:
+                _in_time(budget.deadline, prod.size, "looking for witnesses")
                 answers[key] = decide(
-                    prod.pstart, prod.pdst, prod.punit, group, fthreads, prod.size, len(group), fairness == STRONG
-                )
+                    prod.pstart, prod.pdst, prod.punit, group, fthreads, prod.size, len(group), fairness == STRONG,
+                    budget.deadline,
+                )  # fmt: skip
         members = answers[key]
         if members.shape[0] and witnesses:
+            _in_time(budget.deadline, prod.size, "building lassos")
             fair = fair_view(prod, fthreads, group)
             chosen = chosen_of.setdefault(key, [int(v) for v in members])
             lasso = build_lasso(program, views[started], fair, chosen, fairness, plans)  # type: ignore[arg-type]

@@ -43,9 +43,15 @@ POISED, WAITING, LOOPING, RETURNED = 0, 1, 2, 3
 FREE = -1
 SPAN = np.int64(1) << 32
 """(unit, local) keys: unit * SPAN + local."""
-DONE, MISS_ACCESS, MISS_RESULT, MISS_RELEASE, FULL, BOUND, PAUSE = 0, 1, 2, 3, 4, 5, 6
+DONE, MISS_ACCESS, MISS_RESULT, MISS_RELEASE, FULL, BOUND, PAUSE, BROKEN, ROUND = 0, 1, 2, 3, 4, 5, 6, 7, 8
+RELEASED = 9
+"""`_step_row`: done, and the step released its workgroup."""
+OWNED_BY_NONE, READONLY = -1, -2
+"""`owner[cell]` of a reduced exploration: the unit, or one of these."""
+CHAIN = 1 << 16
+"""Quiet steps of one normal form beyond which a reduced exploration gives up (ROUND)."""
 CHUNK = 1 << 16
-"""States expanded between two looks at the clock and the resident memory."""
+"""Unit steps (states expanded times units) between two looks at the clock and the resident memory."""
 
 _H1 = np.uint64(0x100000001B3)
 _H2 = np.uint64(0x9E3779B97F4A7C15)
@@ -192,23 +198,162 @@ def rehash_states(keys, count, size):
 
 
 @njit(cache=True)
+def _step_row(row, u, aid, status, barrier, group, per_group, ncells, acoff, aclen, acells,
+              rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval, rnext, lkeys, lvals, vals, miss):  # fmt: skip
+    """`u`'s step (its access `aid`) applied to `row` in place: DONE, or the
+    table that lacks an entry (`miss` as in `explore`)."""
+    length = aclen[aid]
+    base = acoff[aid]
+    for i in range(length):
+        vals[i] = row[acells[base + i]]
+    _, rid = result_find(rtable, raid, rvoff, rvals, aid, vals, 0, length)
+    if rid < 0:
+        miss[0] = u
+        miss[1] = aid
+        return MISS_RESULT
+    new_local = rnext[rid]
+    released = False
+    if status[new_local] == WAITING:
+        g = group[u]
+        first = g * per_group
+        where = barrier[new_local]
+        all_there = True
+        for m in range(first, first + per_group):
+            lm = new_local if m == u else row[ncells + m]
+            if status[lm] != WAITING or barrier[lm] != where:
+                all_there = False
+                break
+        if all_there:
+            for m in range(first, first + per_group):
+                lm = new_local if m == u else np.int64(row[ncells + m])
+                if map_get(lkeys, lvals, m * SPAN + lm) < 0:
+                    miss[0] = u
+                    miss[1] = m
+                    miss[2] = lm
+                    return MISS_RELEASE
+            for m in range(first, first + per_group):
+                lm = new_local if m == u else np.int64(row[ncells + m])
+                row[ncells + m] = map_get(lkeys, lvals, m * SPAN + lm)
+            new_local = row[ncells + u]
+            released = True
+    row[ncells + u] = new_local
+    wbase = rwoff[rid]
+    for i in range(rwlen[rid]):
+        row[rwat[wbase + i]] = rwval[wbase + i]
+    return RELEASED if released else DONE
+
+
+@njit(cache=True)
+def _normalize(row, first, per_group, status, barrier, group, ncells, akeys, avals, acoff, aclen, acells, abar,
+               rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval, rnext, lkeys, lvals, vals, miss,
+               owner, awr, aseen, init_loc):  # fmt: skip
+    """The quiet steps (docs/semantics.md section 13) of the workgroup whose
+    units are first..first+per_group-1, applied to `row` until none is left:
+    DONE, a missing table entry (MISS_*), or ROUND past CHAIN steps."""
+    started = False
+    for m in range(first, first + per_group):
+        if row[ncells + m] != init_loc[m]:
+            started = True
+            break
+    if not started:
+        return DONE  # (quiet steps need a started workgroup; steps only start it)
+    steps = 0
+    again = True
+    while again:
+        again = False  # another pass only after a release, which may give earlier units steps
+        for m in range(first, first + per_group):
+            while True:
+                local = np.int64(row[ncells + m])
+                if status[local] != POISED:
+                    break
+                aid = map_get(akeys, avals, m * SPAN + local)
+                if aid < 0:
+                    miss[0] = m
+                    return MISS_ACCESS
+                if aclen[aid] > vals.shape[0]:
+                    return ROUND  # a wider access than the buffer: left to the Python explorer
+                if abar[aid] == 0:
+                    base = acoff[aid]
+                    quiet = True
+                    for i in range(aclen[aid]):
+                        o = owner[acells[base + i]]
+                        if o != m and not (o == READONLY and awr[aid] == 0):
+                            quiet = False
+                            break
+                    if not quiet:
+                        break
+                aseen[aid] = 1
+                code = _step_row(row, m, aid, status, barrier, group, per_group, ncells, acoff, aclen, acells,
+                                 rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval, rnext, lkeys, lvals,
+                                 vals, miss)  # fmt: skip
+                if code == RELEASED:
+                    again = True
+                elif code != DONE:
+                    return code
+                steps += 1
+                if steps > CHAIN:
+                    return ROUND
+    return DONE
+
+
+@njit(cache=True)
+def _canonical_group(row, first, per_group, ncells, idfree, buf, at):
+    """Section 12's representative, for one workgroup: the id-free local
+    states of units first..first+per_group-1 sorted into their places, the
+    others kept. Returns whether `row` changed (an inexact edge)."""
+    k = 0
+    for m in range(first, first + per_group):
+        local = row[ncells + m]
+        if idfree[local]:
+            buf[k] = local
+            at[k] = m
+            k += 1
+    if k < 2:
+        return False
+    for i in range(1, k):  # insertion sort: a workgroup's slots are few and mostly sorted
+        v = buf[i]
+        j = i - 1
+        while j >= 0 and buf[j] > v:
+            buf[j + 1] = buf[j]
+            j -= 1
+        buf[j + 1] = v
+    changed = False
+    for i in range(k):
+        if row[ncells + at[i]] != buf[i]:
+            row[ncells + at[i]] = buf[i]
+            changed = True
+    return changed
+
+
+@njit(cache=True)
 def explore(
     keys, table, count, s, estart, eunit, edst, nedges, parent_src, parent_unit,
     status, barrier, group, per_group, ncells,
     akeys, avals, acoff, aclen, acells, abar,
     rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval, rnext,
     lkeys, lvals, max_states, miss, until,
+    red, owner, awr, aseen, init_loc, missrow, sym, idfree, einexact,
 ):  # fmt: skip
     """Expand states s, s+1, ... until all are expanded (DONE), a table
     lacks an entry (MISS_*: `miss` holds the unit, then more), the store is
     full (FULL), the state bound passes (BOUND) or state `until` is reached (PAUSE). Returns (code, s, count,
-    nedges); state s is expanded again from its first edge on resuming."""
+    nedges); state s is expanded again from its first edge on resuming.
+
+    With `red`, the states are normal forms (section 13): after each step its
+    workgroup's quiet steps are applied (`_normalize`; a miss there copies the
+    row it was at into `missrow` and sets miss[3]); every access met is marked
+    in `aseen`, and one that contradicts `owner` stops it (BROKEN). With `sym`,
+    the states are section 12's representatives (`_canonical_group` on the
+    stepping workgroup; `idfree[local]`), and einexact[e] says whether edge e
+    was not exact."""
     width = keys.shape[1]
     units = width - ncells
     cap = keys.shape[0]
     ecap = eunit.shape[0]
     row = np.empty(width, np.uint32)
     vals = np.empty(64, np.int64)
+    sbuf = np.empty(max(1, per_group), np.uint32)
+    sat = np.empty(max(1, per_group), np.int64)
     while s < count:
         if s >= until:
             return PAUSE, s, count, nedges
@@ -223,12 +368,24 @@ def explore(
             if kind == LOOPING:
                 eunit[nedges] = u
                 edst[nedges] = s
+                if sym:
+                    einexact[nedges] = False
                 nedges += 1
                 continue
             aid = map_get(akeys, avals, u * SPAN + local)
             if aid < 0:
                 miss[0] = u
+                miss[3] = 0
                 return MISS_ACCESS, s, count, nedges
+            if red:
+                aseen[aid] = 1
+                if abar[aid] == 0:
+                    base = acoff[aid]
+                    for i in range(aclen[aid]):
+                        o = owner[acells[base + i]]
+                        if (o >= 0 and o != u) or (o == READONLY and awr[aid] != 0):
+                            miss[0] = u
+                            return BROKEN, s, count, nedges
             length = aclen[aid]
             if length > vals.shape[0]:
                 vals = np.empty(2 * length, np.int64)
@@ -239,6 +396,7 @@ def explore(
             if rid < 0:
                 miss[0] = u
                 miss[1] = aid
+                miss[3] = 0
                 return MISS_RESULT, s, count, nedges
             for w in range(width):
                 row[w] = keys[s, w]
@@ -261,11 +419,24 @@ def explore(
                             miss[0] = u
                             miss[1] = m
                             miss[2] = row[ncells + m]
+                            miss[3] = 0
                             return MISS_RELEASE, s, count, nedges
                         row[ncells + m] = after
             wbase = rwoff[rid]
             for i in range(rwlen[rid]):
                 row[rwat[wbase + i]] = rwval[wbase + i]
+            if red:
+                code = _normalize(row, group[u] * per_group, per_group, status, barrier, group, ncells, akeys, avals,
+                                  acoff, aclen, acells, abar, rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval,
+                                  rnext, lkeys, lvals, vals, miss, owner, awr, aseen, init_loc)  # fmt: skip
+                if code != DONE:
+                    for w in range(width):
+                        missrow[w] = row[w]
+                    miss[3] = 1
+                    return code, s, count, nedges
+            inexact = False
+            if sym:
+                inexact = _canonical_group(row, group[u] * per_group, per_group, ncells, idfree, sbuf, sat)
             slot, dst = _find_state(table, keys, row)
             if dst < 0:
                 if count >= cap or 2 * (count + 1) > table.shape[0]:
@@ -281,6 +452,8 @@ def explore(
                 count += 1
             eunit[nedges] = u
             edst[nedges] = dst
+            if sym:
+                einexact[nedges] = inexact
             nedges += 1
         estart[s + 1] = nedges
         s += 1
@@ -343,18 +516,26 @@ class Tables:
         self.access = _Map()
         self.acoff, self.aclen, self.abar = _Grown(np.int64), _Grown(np.int64), _Grown(np.int8)
         self.acells = _Grown(np.int64)
+        self.aunit, self.awr, self.aseen = _Grown(np.int64), _Grown(np.int8), _Grown(np.int8)
         self.rtable = np.full(1024, FREE, np.int64)
         self.raid, self.rvoff, self.rwoff, self.rwlen, self.rnext = (_Grown(np.int64) for _ in range(5))
         self.rvals, self.rwat, self.rwval = _Grown(np.int64), _Grown(np.int64), _Grown(np.int64)
         self.release = _Map()
+        self.idfree = _Grown(np.int8)
+        self.symmetric = False
+        """Whether `idfree` is filled (a quotient exploration: `KernelSystem.id_free` per local)."""
         self.sync()
 
     def sync(self) -> None:
-        """Status and barrier of every local the kernel has numbered so far."""
+        """Status and barrier (and, for a quotient, id-freedom) of every local the kernel has numbered so far."""
         kernel = self.kernel
         for local in range(self.status.count, kernel.local_count()):
             self.status.add([kernel.local_status(local)])
             self.barrier.add([kernel.barrier_of(local) if kernel.local_status(local) == WAITING else -1])
+        if self.symmetric:
+            id_free = kernel.id_free  # type: ignore[attr-defined]
+            for local in range(self.idfree.count, self.status.count):
+                self.idfree.add([int(id_free(local))])
 
     def add_access(self, unit: int, local: int) -> None:
         cells, is_barrier = self.kernel.access_cells(unit, local)
@@ -362,7 +543,22 @@ class Tables:
         self.acoff.add([self.acells.add(list(cells)) if cells else self.acells.count])
         self.aclen.add([len(cells)])
         self.abar.add([int(is_barrier)])
+        writes = self.kernel.access_writes(unit, local) if hasattr(self.kernel, "access_writes") else True
+        self.aunit.add([unit])
+        self.awr.add([int(writes)])
+        self.aseen.add([0])
         self.access.put(unit * int(SPAN) + local, aid)
+
+    def seen(self) -> list[tuple[int, tuple[int, ...], bool]]:
+        """(unit, cells, writes) of every access a reduced exploration marked as met."""
+        found = []
+        for aid in np.nonzero(self.aseen.array[: self.aseen.count])[0]:
+            if self.abar.array[aid]:
+                continue
+            start, length = int(self.acoff.array[aid]), int(self.aclen.array[aid])
+            cells = tuple(int(c) for c in self.acells.array[start : start + length])
+            found.append((int(self.aunit.array[aid]), cells, bool(self.awr.array[aid])))
+        return found
 
     def add_result(self, unit: int, local: int, aid: int, row: np.ndarray) -> None:
         start, length = int(self.acoff.array[aid]), int(self.aclen.array[aid])
@@ -405,7 +601,8 @@ class Tables:
     def bytes(self) -> int:
         arrays = [
             self.status.array, self.barrier.array, self.access.keys, self.access.values, self.acoff.array,
-            self.aclen.array, self.abar.array, self.acells.array, self.rtable, self.raid.array, self.rvoff.array,
+            self.aclen.array, self.abar.array, self.acells.array, self.aunit.array, self.awr.array,
+            self.aseen.array, self.rtable, self.raid.array, self.rvoff.array,
             self.rwoff.array, self.rwlen.array, self.rnext.array, self.rvals.array, self.rwat.array,
             self.rwval.array, self.release.keys, self.release.values,
         ]  # fmt: skip
@@ -428,6 +625,8 @@ class Graph:
     parent_unit: np.ndarray
     deadlocks: tuple[int, ...]
     tables: Tables
+    inexact: np.ndarray | None = None
+    """Of a quotient exploration: per edge, whether it was not exact (section 12)."""
 
     @property
     def edges(self) -> int:
@@ -442,12 +641,44 @@ class Graph:
         return sum(a.nbytes for a in arrays) + 16 * max(1, self.count) + self.tables.bytes()
 
 
+@dataclass
+class Reduction:
+    """What a reduced exploration needs (docs/semantics.md section 13):
+    `owner[cell]` (a unit, OWNED_BY_NONE or READONLY) and the normal form
+    of the initial state. `explore_kernel` raises `Broken` when an access
+    contradicts `owner`, `Round` when quiet steps do not end; either way,
+    `seen` gets every access met (unit, cells, writes)."""
+
+    owner: np.ndarray
+    initial: tuple[int, ...]
+    seen: list[tuple[int, tuple[int, ...], bool]]
+
+
+class Broken(Exception):
+    """A reduced exploration met an access that contradicts its ownership."""
+
+
+class Round(Exception):
+    """A reduced exploration met quiet steps that go on past CHAIN."""
+
+
 def explore_kernel(
-    kernel: Tabled, max_states: int | None = None, deadline: float | None = None, budget: Budget | None = None
+    kernel: Tabled,
+    max_states: int | None = None,
+    deadline: float | None = None,
+    budget: Budget | None = None,
+    reduction: Reduction | None = None,
+    symmetric: bool = False,
 ) -> Graph:
     """Every state of `kernel` reachable from its initial one (raises
     Inconclusive past `max_states`, the monotonic `deadline`, or `budget`'s
-    memory bound, looked at every CHUNK states; its message is the budget's)."""
+    memory bound, looked at every CHUNK unit steps; its message is the budget's).
+    With `reduction`, the normal forms of section 13 reachable from its
+    initial one, each edge a step and the quiet steps of its workgroup.
+    With `symmetric` (not with `reduction`), section 12's quotient: the
+    representatives reachable from the initial one's (`KernelSystem.canonical`
+    over its `interchangeable` blocks, one per workgroup), `Graph.inexact`
+    marking the edges that were not exact."""
     if getattr(kernel, "collective", False):
         raise ValueError(
             "the compiled explorer has no collective (subgroup) steps: explore_system explores this kernel"
@@ -455,10 +686,19 @@ def explore_kernel(
     hint = "" if budget is None else budget.hint
     which = "the default state bound" if budget is not None and budget.default else "the state bound"
 
-    initial = np.array(kernel.initial, np.uint32)
+    start = kernel.initial if reduction is None else reduction.initial
+    if symmetric:
+        start = kernel.canonical(start, kernel.interchangeable())  # type: ignore[attr-defined]
+    initial = np.array(start, np.uint32)
     ncells = kernel.n_cells
+    init_loc = np.array(kernel.initial[ncells:], np.int64)
+    owner = np.zeros(1, np.int64) if reduction is None else reduction.owner
+    missrow = np.zeros(initial.shape[0], np.uint32)
     width = initial.shape[0]
     tables = Tables(kernel)
+    if symmetric:
+        tables.symmetric = True
+        tables.sync()
     group = np.array(kernel.groups, np.int64)
     cap = 1024
     keys = np.zeros((cap, width), np.uint32)
@@ -467,11 +707,13 @@ def explore_kernel(
     estart = np.zeros(cap + 1, np.int64)
     eunit = np.zeros(4 * cap, np.int32)
     edst = np.zeros(4 * cap, np.int32)
+    einexact = np.zeros(4 * cap if symmetric else 1, np.uint8)
     parent_src = np.full(cap, -1, np.int32)
     parent_unit = np.full(cap, -1, np.int32)
     miss = np.zeros(4, np.int64)
     count, s, nedges = 1, 0, 0
     limit = np.int64(max_states if max_states is not None else np.iinfo(np.int64).max)
+    chunk = max(16, CHUNK // max(1, width - ncells))  # states per look at the clock: fewer when each has many units
     while True:
         t = tables
         code, s, count, nedges = explore(
@@ -479,8 +721,16 @@ def explore_kernel(
             t.status.array, t.barrier.array, group, kernel.per_group, ncells,
             t.access.keys, t.access.values, t.acoff.array, t.aclen.array, t.acells.array, t.abar.array,
             t.rtable, t.raid.array, t.rvoff.array, t.rvals.array, t.rwoff.array, t.rwlen.array, t.rwat.array,
-            t.rwval.array, t.rnext.array, t.release.keys, t.release.values, limit, miss, s + CHUNK,
+            t.rwval.array, t.rnext.array, t.release.keys, t.release.values, limit, miss, s + chunk,
+            reduction is not None, owner, t.awr.array, t.aseen.array, init_loc, missrow,
+            symmetric, t.idfree.array, einexact,
         )  # fmt: skip
+        if code in (DONE, BROKEN, ROUND) and reduction is not None:
+            reduction.seen.extend(tables.seen())
+            if code == BROKEN:
+                raise Broken()
+            if code == ROUND:
+                raise Round()
         if code == DONE:
             break
         if deadline is not None and time.monotonic() > deadline:
@@ -492,10 +742,12 @@ def explore_kernel(
                 budget.check_memory(count)
         elif code == MISS_ACCESS:
             u = int(miss[0])
-            tables.add_access(u, int(keys[s, ncells + u]))
+            at = missrow if miss[3] else keys[s]
+            tables.add_access(u, int(at[ncells + u]))
         elif code == MISS_RESULT:
             u = int(miss[0])
-            tables.add_result(u, int(keys[s, ncells + u]), int(miss[1]), keys[s])
+            at = missrow if miss[3] else keys[s]
+            tables.add_result(u, int(at[ncells + u]), int(miss[1]), at)
         elif code == MISS_RELEASE:
             tables.add_release(int(miss[1]), int(miss[2]))
         else:  # FULL: the store, its table or the edges
@@ -509,10 +761,13 @@ def explore_kernel(
             else:
                 eunit = _grow1(eunit, 2 * eunit.shape[0], 0)
                 edst = _grow1(edst, 2 * edst.shape[0], 0)
+                if symmetric:
+                    einexact = _grow1(einexact, 2 * einexact.shape[0], 0)
         tables.sync()
     finished = _finished_states(keys, count, estart, tables.status.array, ncells)
     deadlocks = tuple(int(x) for x in np.nonzero((estart[1 : count + 1] == estart[:count]) & ~finished)[0])
-    return Graph(keys, count, estart, eunit, edst, parent_src, parent_unit, deadlocks, tables)
+    inexact = einexact[: int(estart[count])] if symmetric else None
+    return Graph(keys, count, estart, eunit, edst, parent_src, parent_unit, deadlocks, tables, inexact)
 
 
 def _finished_states(keys: np.ndarray, count: int, estart: np.ndarray, status: np.ndarray, ncells: int) -> np.ndarray:

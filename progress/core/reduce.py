@@ -154,7 +154,7 @@ class Reduced:
                     found.append((unit, state))  # only a unit looping privately is poised at one in a normal form
                     continue
             assert not (self.quiet and self._private(state, unit, footprint)), "a normal form has no pending arrival"
-            found.append((unit, self.normal(system.step(state, unit))[0]))
+            found.append((unit, self.normal(system.step(state, unit), self._mates[unit])[0]))
         return found
 
     # --- normal forms -------------------------------------------------------
@@ -176,13 +176,18 @@ class Reduced:
     def _started(self, state: Hashable, unit: int) -> bool:
         """Whether `unit`'s workgroup has stepped on every run to `state`."""
         fresh = self.system.fresh
-        return not all(fresh(state, v) for v in self._mates[unit])
+        return not fresh(state, unit) or not all(fresh(state, v) for v in self._mates[unit])
 
-    def normal(self, state: Hashable) -> tuple[Hashable, list[int]]:
-        """The normal form of `state` and the units of the private steps to it, in order."""
+    def normal(self, state: Hashable, units: range | tuple[int, ...] | None = None) -> tuple[Hashable, list[int]]:
+        """The normal form of `state` and the units of the private steps to it,
+        in order. `units`: the only units that may have a step pending (after
+        one step of a unit from a normal form, its workgroup's: whether a step
+        is folded depends on its unit's local state, its workgroup's start and
+        the fixed ownership, and a step changes no other workgroup's)."""
         path: list[int] = []
+        units = self.units if units is None else units
         if not self.quiet:
-            for unit in self.units:
+            for unit in units:
                 state = self._chain(state, unit, path)
             return state, path
         passes: set[Hashable] = set()
@@ -191,7 +196,7 @@ class Reduced:
                 raise Round()
             passes.add(state)
             before = len(path)
-            for unit in self.units:
+            for unit in units:
                 state = self._chain(state, unit, path)
             if len(path) == before:
                 return state, path

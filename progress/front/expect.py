@@ -3,7 +3,12 @@
     # expect: unfair F | fair/weak P | fair/strong P | HSA/weak F | ...
 
 `P` = guaranteed to terminate, `F` = may not terminate; a model without
-fairness (unfair) is written without `/weak` or `/strong`. A line may end in
+fairness (unfair) is written without `/weak` or `/strong`. A cell may name a
+scoped model (docs/semantics.md section 10) in `--model`'s forms without
+spaces: `fair/fair/HSA/weak F` (workgroup/subgroup/lane) or
+`lane=HSA/weak F` (`workgroup=`, `subgroup=`, `lane=`, `default=`, joined
+by commas); its key is the scoped model's name (`fair/fair/HSA`), and
+`scoped_queries` gives the queries that answer such cells. A line may end in
 CRLF. The comment marker is `#` for .axb files; kernels use their language's
 (`// expect:` in GLSL and HLSL, `; expect:` in SPIR-V assembly). Pure: text
 in, dicts out.
@@ -15,11 +20,12 @@ import re
 from collections.abc import Iterable
 
 from progress.core.analyze import NO_FAIRNESS, Query, TestReport
-from progress.errors import InputError
+from progress.core.model_spec import parse_model_value, parse_models
+from progress.errors import InputError, UsageError
 from progress.source import error_at, source_lines
 
 _LINE = r"^[ \t]*{marker}[ \t]*expect:(.*?)\r?$"
-_CELL = re.compile(r"^[ \t]*([^/\s|]+)(?:/(weak|strong))?[ \t]+([PF])[ \t]*$")
+_CELL = re.compile(r"^[ \t]*([^\s|]+?)(?:/(weak|strong))?[ \t]+([PF])[ \t]*$")
 
 Key = tuple[str, str]  # (model, fairness), fairness "weak", "strong" or "none"
 
@@ -67,9 +73,12 @@ def expectations(text: str, path: str, known: dict[Key, str] | None = None, mark
                 path,
             )
         model, fairness, verdict = parsed.groups()
-        key = (model.upper(), fairness or NO_FAIRNESS)
         column = offset + len(cell) - len(cell.lstrip()) + 1
-        if known is not None and key not in known:
+        scoped = "/" in model or "=" in model
+        if scoped:
+            model = _scoped_name(model, fairness, lines, path, line, column)
+        key = (model.upper(), fairness or NO_FAIRNESS)
+        if known is not None and key not in known and "/" not in model:
             raise error_at(_unknown(cell.split()[0], key, known), line, column, lines, path)
         if key in result and result[key] != (verdict == "P"):
             raise error_at(
@@ -78,6 +87,29 @@ def expectations(text: str, path: str, known: dict[Key, str] | None = None, mark
         result[key] = verdict == "P"
         offset += len(cell) + 1
     return result
+
+
+def _scoped_name(text: str, fairness: str | None, lines: list[str], path: str, line: int, column: int) -> str:
+    """The name of the scoped model a cell names (`fair/fair/HSA`; a plain
+    model's name when the inner scopes are fair), or an error at the cell."""
+    try:
+        (model,) = parse_model_value(text)
+    except (UsageError, ValueError) as error:
+        raise error_at(f"{text!r}: {error}", line, column, lines, path) from None
+    if model.has_fairness != (fairness is not None):
+        want = f"'{model.name}/weak' or '{model.name}/strong'" if model.has_fairness else f"'{model.name}'"
+        raise error_at(f"{text!r} names no verdict; write {want}", line, column, lines, path)
+    return model.name
+
+
+def scoped_queries(expected: dict[Key, bool]) -> list[Query]:
+    """The queries that answer the expectations naming scoped models (`W/S/L` keys)."""
+    queries = []
+    for model, fairness in expected:
+        if "/" in model:
+            (scoped,) = parse_models([model])
+            queries.append(Query(scoped, fairness))
+    return queries
 
 
 def has_expect_line(text: str, marker: str = "#") -> bool:

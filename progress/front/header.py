@@ -106,6 +106,8 @@ class LaunchSettings:
     include_dirs: tuple[str, ...] = ()
     """`-I DIR`: where `#include` looks after the including file's folder (a header's are
     relative to the kernel's folder), in the order given."""
+    redefines: tuple[tuple[str, str], ...] = ()
+    """`--redefine NAME=VALUE`: the value of the kernel's own `#define NAME` (GLSL, HLSL)."""
 
     def overridden_by(self, other: LaunchSettings) -> LaunchSettings:
         """These settings with `other`'s given ones winning (see the module's contract)."""
@@ -122,6 +124,7 @@ class LaunchSettings:
             subgroup_size=_given(other.subgroup_size, self.subgroup_size),
             defines=tuple(d for d in self.defines if d[0] not in dict(other.defines)) + other.defines,
             include_dirs=other.include_dirs + self.include_dirs,
+            redefines=tuple(r for r in self.redefines if r[0] not in dict(other.redefines)) + other.redefines,
         )
 
 
@@ -253,13 +256,13 @@ def launch_settings(text: str, path: str, kind: str) -> LaunchSettings:
     pattern = re.compile(_SETTINGS_LINE.pattern.format(marker=re.escape(marker)))
     values: dict[str, object] = {}
     buffers: dict[str, int] = {}
-    items: dict[str, list] = {"init": [], "push": [], "spec": [], "define": [], "include": []}
+    items: dict[str, list] = {"init": [], "push": [], "spec": [], "define": [], "include": [], "redefine": []}
     for number, line in enumerate(lines[: header_lines(text, marker)], start=1):
         match = pattern.match(line)
         if match is None:
             continue
         for option, value, column in _options(match.group(2), len(match.group(1)) + 1, number, lines, path):
-            if option in ("-D", "-I") and kind not in PREPROCESSED:
+            if option in ("-D", "-I", "--redefine") and kind not in PREPROCESSED:
                 at = line.rfind(option, 0, column - 1) + 1  # the option's column, not its value's
                 raise error_at(not_preprocessed(option, kind), number, at, lines, path)
             try:
@@ -278,6 +281,7 @@ def launch_settings(text: str, path: str, kind: str) -> LaunchSettings:
         subgroup_size=values.get("subgroup-size"),  # type: ignore[arg-type]
         defines=tuple(items["define"]),
         include_dirs=tuple(items["include"]),
+        redefines=tuple(items["redefine"]),
     )
 
 
@@ -291,6 +295,7 @@ VALUED = (
     "--push",
     "--local-size",
     "--subgroup-size",
+    "--redefine",
     "-D",
     "-I",
 )
@@ -351,6 +356,8 @@ def _apply(option: str, value: str, values: dict[str, object], buffers: dict[str
         items["define"].append(parse_define(value))
     elif option == "-I":
         items["include"].append(parse_include_dir(value))
+    elif option == "--redefine":
+        items["redefine"].append(parse_redefine(value))
     else:
         key = option[2:]
         if key in values:
@@ -373,6 +380,14 @@ def parse_define(text: str) -> tuple[str, str | None]:
     match = _DEFINE.fullmatch(text)
     if match is None or "\n" in text:
         raise UsageError(f"-D wants NAME or NAME=VALUE (NAME an identifier), not {_shown(text)}")
+    return match.group(1), match.group(2)
+
+
+def parse_redefine(text: str) -> tuple[str, str]:
+    """`--redefine NAME=VALUE`: a new value for the kernel's own `#define NAME`."""
+    match = _DEFINE.fullmatch(text)
+    if match is None or match.group(2) is None or "\n" in text:
+        raise UsageError(f"--redefine wants NAME=VALUE (NAME an identifier), not {_shown(text)}")
     return match.group(1), match.group(2)
 
 

@@ -178,6 +178,8 @@ class Interpreter:
             if scope != WORKGROUP_SCOPE:
                 raise _error(inst, f"a barrier with execution scope {scope} (Workgroup, 2, and Subgroup, 3, are)")
             return Access(inst, (), True)
+        if op in subgroup.UNSCOPED:
+            return Access(inst, (), collective=True)
         if op in COLLECTIVE:
             scope = self._value(run, inst.operands[0], unit)
             if scope != SUBGROUP_SCOPE:
@@ -198,13 +200,14 @@ class Interpreter:
         inst = runs[0].instruction
         with _located(inst):
             if inst.opcode != "OpControlBarrier":
+                skip = 0 if inst.opcode in subgroup.UNSCOPED else 1  # past the execution scope
                 lanes = [u % _product(self.local_size) % self.subgroup_size for u in units]
                 values = [
-                    [self._value(run, o, u) for o in inst.operands[1:] if isinstance(o, Id)]
+                    [self._value(run, o, u) for o in inst.operands[skip:] if isinstance(o, Id)]
                     for run, u in zip(runs, units)
                 ]
                 try:
-                    found = subgroup.results(inst.opcode, inst.operands, lanes, values)
+                    found = subgroup.results(inst.opcode, inst.operands, lanes, values, self.subgroup_size)
                 except subgroup.Undefined as undefined:
                     raise _error(inst, str(undefined)) from None
                 for run, value in zip(runs, found):

@@ -210,6 +210,11 @@ class KernelSystem:
             state[cell] = value
         return self._step(unit, local, tuple(state))
 
+    def access_writes(self, unit: int, local: int) -> bool:
+        """Whether `unit`'s access from `local` may write (what `footprint` says)."""
+        access = self._access_of(unit, local)
+        return not access.barrier and access.instruction.opcode not in READS
+
     def released(self, unit: int, local: int) -> int:
         return self._released_local(unit, local)
 
@@ -401,9 +406,13 @@ class KernelSystem:
         subgroup, when it waits at a subgroup instruction: `_fire`)."""
         if self._access_of(unit, state[self._cells + unit]).collective:
             return self._fire(unit, state)
-        self._uniform_at_barrier(unit, state)
+        if self.collective:  # without subgroup steps no such error can arise
+            self._uniform_at_barrier(unit, state)
         first = self._cells + self.groups[unit] * self.per_group
         members = state[first : first + self.per_group]
+        status = self._status
+        if any(status[m] != WAITING for m in members):  # the common case, decided before positions
+            return state
         where = {_position(self._locals[m]) if self._status[m] == WAITING else None for m in members}
         if len(where) != 1 or None in where:
             return state

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from progress.errors import InputError
+from progress.errors import InputError, InputErrors
 from progress.front.spirv.ir import (
     ArrayType,
     BoolType,
@@ -215,12 +215,15 @@ def runtime_lengths(view: ModuleView, buffers: Mapping[str, int], path: str) -> 
     uses is empty unless given."""
     wanted = runtime_names(view)
     known = {alias for aliases in wanted.values() for alias in aliases}
+    problems: list[InputError] = []
     for name, length in buffers.items():
         if name not in known:
             choices = ", ".join(sorted(known)) or "none"
-            raise InputError(f"{path}: --buffer {name}={length}: no runtime-sized array is called {name!r} ({choices})")
-        if length < 1:
-            raise InputError(f"{path}: --buffer {name}={length}: a length must be at least 1")
+            problems.append(
+                InputError(f"{path}: --buffer {name}={length}: no runtime-sized array is called {name!r} ({choices})")
+            )
+        elif length < 1:
+            problems.append(InputError(f"{path}: --buffer {name}={length}: a length must be at least 1"))
     levels = _alias_levels(view, wanted)
     used = referenced_ids(view)
     lengths: dict[int, int] = {}
@@ -232,13 +235,19 @@ def runtime_lengths(view: ModuleView, buffers: Mapping[str, int], path: str) -> 
         elif var in used:
             missing.append(aliases[0])
     if len(missing) == 1:
-        raise InputError(f"{path}: the runtime-sized array {missing[0]!r} needs a length: --buffer {missing[0]}=LEN")
-    if missing:
-        shown = ", ".join(repr(name) for name in missing)
-        raise InputError(
-            f"{path}: the runtime-sized arrays {shown} need lengths: "
-            + " ".join(f"--buffer {name}=LEN" for name in missing)
+        problems.append(
+            InputError(f"{path}: the runtime-sized array {missing[0]!r} needs a length: --buffer {missing[0]}=LEN")
         )
+    elif missing:
+        shown = ", ".join(repr(name) for name in missing)
+        problems.append(
+            InputError(
+                f"{path}: the runtime-sized arrays {shown} need lengths: "
+                + " ".join(f"--buffer {name}=LEN" for name in missing)
+            )
+        )
+    if problems:  # every --buffer problem at once
+        raise InputErrors.joined(problems)
     return lengths
 
 
@@ -335,15 +344,20 @@ def _initialize(
     """`--init NAME=V` sets every cell of NAME (a scalar, an array, a struct; a Workgroup
     variable's in every workgroup, or `wgN:NAME` in one); `--init NAME[i]=V` one element's
     cells. Values are 32-bit (negative ones wrap)."""
+    problems: list[InputError] = []
     for name, index, value in init:
         target = name if index is None else f"{name}[{index}]"
         chosen = [at for cell, at in names if _within(cell, target)]
         if not chosen:
-            raise InputError(f"{path}: {option} {target}={value}: no {what} is called {target!r}" + _hint(names, what))
-        if not -(2**31) <= value < 2**32:
-            raise InputError(f"{path}: {option} {target}={value}: the value does not fit in 32 bits")
+            problems.append(
+                InputError(f"{path}: {option} {target}={value}: no {what} is called {target!r}" + _hint(names, what))
+            )
+        elif not -(2**31) <= value < 2**32:
+            problems.append(InputError(f"{path}: {option} {target}={value}: the value does not fit in 32 bits"))
         for at in chosen:
             cells[at] = value & 0xFFFFFFFF
+    if problems:  # every item's problem at once
+        raise InputErrors.joined(problems)
 
 
 def _within(cell: str, target: str) -> bool:

@@ -35,6 +35,7 @@ from progress.front.spirv.kept import check_kept
 from progress.front.spirv.kernel import KernelSystem, Launch
 from progress.front.spirv.layout import runtime_names, shared_variables, variable_name
 from progress.front.spirv.lines import attach_lines, embedded_sources
+from progress.front.spirv.redefine import redefined
 from progress.front.spirv.specialize import specialize
 from progress.front.spirv.subset import check_subset, subset_problems
 from progress.front.spirv.toolchain import (
@@ -118,8 +119,9 @@ def load_kernel(
     if not data.strip():
         raise InputError(f"{name}: the file is empty")
     given = given or LaunchSettings()
-    if kind not in PREPROCESSED and (given.defines or given.include_dirs):
-        raise InputError(f"{name}: {not_preprocessed('-D' if given.defines else '-I', kind)}")
+    if kind not in PREPROCESSED and (given.defines or given.include_dirs or given.redefines):
+        option = "-D" if given.defines else "-I" if given.include_dirs else "--redefine"
+        raise InputError(f"{name}: {not_preprocessed(option, kind)}")
     if kind == "spv":
         return _finish(data, name, "", LaunchSettings(), given, optimized, None, limits)
     text = _text(data, name)
@@ -139,11 +141,14 @@ def load_kernel(
     dirs = tuple(Path(d) for d in wanted.include_dirs)
     expanded = expand(text, name, COMPILED_NAME[kind], kind, origin, dirs)
     source = expanded.text.encode() if expanded.included else data
+    if wanted.redefines:
+        source = redefined(source.decode("utf-8"), wanted.redefines, name).encode()
     try:
         binary = compile_shader(source, kind, name, entry if kind == "hlsl" else None, limits, wanted.defines)
     except InputError as error:  # each of the compiler's errors at the kernel's own line, or its include's
         each = error.errors if isinstance(error, InputErrors) else (error,)
-        raise InputErrors.joined([missing_message(expanded, _relined(e, name, text)) for e in each]) from None
+        files = tuple(file for file, _ in expanded.files)
+        raise InputErrors.joined([missing_message(expanded, _relined(e, name, text)) for e in each], files) from None
     try:
         guard_compiled(binary, source, kind, name, expanded.files, limits, defines=wanted.defines)
     except InputError as dropped:  # reported with every other problem of the module
@@ -205,7 +210,8 @@ def _finish(
     try:
         loaded = _checked(module, binary, before, name, text, header, given, kind, limits)
     except InputError as error:
-        raise InputErrors.joined([error, *refused, *([found] if found else [])]) from None
+        files = (name, *(file for file, _ in included))
+        raise InputErrors.joined([error, *refused, *([found] if found else [])], files) from None
     if found is not None:
         raise found
     return loaded

@@ -2,8 +2,13 @@
 
 A collective instruction (`COLLECTIVE`) is performed once for all the
 invocations of a subgroup that have not returned, each getting its own
-result; `results(op, operands, lanes)` computes them from each participant's
-operand values. The ballot's bit operations (`LOCAL`) read only the ballot
+result; `results(op, operands, lanes, values, size)` computes them from each
+participant's operand values. Group operations: Reduce, InclusiveScan,
+ExclusiveScan, ClusteredReduce (clusters of a power of two consecutive
+lanes) and NV's PartitionedReduce/InclusiveScan/ExclusiveScan (each
+invocation's partition is the lanes its ballot operand names); quad
+operations act within quads of four consecutive lanes; RotateKHR reads lane
+(lane + delta) mod the subgroup size (or within its cluster). The ballot's bit operations (`LOCAL`) read only the ballot
 and the lane's own index, so they are local computation. Values are the
 interpreter's: 32-bit unsigned integers, booleans as 0/1, vectors as tuples.
 Pure.
@@ -47,8 +52,14 @@ EXCHANGES = frozenset(
         "OpGroupNonUniformShuffleXor",
         "OpGroupNonUniformShuffleUp",
         "OpGroupNonUniformShuffleDown",
+        "OpGroupNonUniformQuadBroadcast",
+        "OpGroupNonUniformQuadSwap",
+        "OpGroupNonUniformRotateKHR",
+        "OpGroupNonUniformPartitionNV",
     }
 )
+UNSCOPED = frozenset({"OpGroupNonUniformPartitionNV"})
+"""Collective instructions without an execution-scope operand (always the subgroup)."""
 COLLECTIVE = EXCHANGES | frozenset(ARITHMETIC)
 """The instructions performed as one step of the whole subgroup (and OpControlBarrier of Subgroup scope)."""
 LOCAL = frozenset(
@@ -67,10 +78,13 @@ class Undefined(Exception):
     """A result SPIR-V leaves undefined (a lane that is not there); the message says which."""
 
 
-def results(op: str, operands: Sequence[Any], lanes: Sequence[int], values: Sequence[Sequence[Any]]) -> list[Any]:
+def results(
+    op: str, operands: Sequence[Any], lanes: Sequence[int], values: Sequence[Sequence[Any]], size: int = 0
+) -> list[Any]:
     """Each participant's result. `lanes[i]` is participant i's index in its
     subgroup (increasing); `values[i]` its operand values after the scope (an
-    enumerant such as "Reduce" is given as is in `operands`)."""
+    enumerant such as "Reduce" is given as is in `operands`); `size` the
+    subgroup size (RotateKHR without a cluster size needs it)."""
     if op == "OpGroupNonUniformElect":
         return [int(i == 0) for i in range(len(lanes))]
     if op in ("OpGroupNonUniformAll", "OpGroupNonUniformAny"):
@@ -81,29 +95,70 @@ def results(op: str, operands: Sequence[Any], lanes: Sequence[int], values: Sequ
         answer = int(all(v[0] == values[0][0] for v in values))
         return [answer] * len(lanes)
     if op == "OpGroupNonUniformBallot":
-        mask = 0
-        for lane, v in zip(lanes, values):
-            if v[0]:
-                mask |= 1 << lane
-        return [tuple((mask >> (32 * k)) & MASK for k in range(4))] * len(lanes)
+        return [_ballot(lane for lane, v in zip(lanes, values) if v[0])] * len(lanes)
+    if op == "OpGroupNonUniformPartitionNV":
+        return [_ballot(lane for lane, w in zip(lanes, values) if w[0] == v[0]) for v in values]
     if op == "OpGroupNonUniformBroadcastFirst":
         return [values[0][0]] * len(lanes)
     if op in EXCHANGES:
-        return [_exchange(op, lanes, values, i) for i in range(len(lanes))]
-    combine, identity = ARITHMETIC[op]
+        return [_exchange(op, lanes, values, i, size) for i in range(len(lanes))]
     kind = str(operands[1])
-    if kind not in ("Reduce", "InclusiveScan", "ExclusiveScan"):
-        raise Undefined(f"the group operation {kind} is not supported (Reduce, InclusiveScan, ExclusiveScan are)")
-    out = []
+    members = _members(kind, lanes, values, size)
+    return [_combine(op, kind, lanes, values, i, members[i]) for i in range(len(lanes))]
+
+
+def _ballot(lanes: Any) -> tuple[int, ...]:
+    mask = 0
+    for lane in lanes:
+        mask |= 1 << lane
+    return tuple((mask >> (32 * k)) & MASK for k in range(4))
+
+
+def _members(kind: str, lanes: Sequence[int], values: Sequence[Sequence[Any]], size: int) -> list[list[int]]:
+    """For each participant, the participants (by position) its group operation combines, in lane order."""
+    everyone = list(range(len(lanes)))
+    if kind in ("Reduce", "InclusiveScan", "ExclusiveScan"):
+        return [everyone] * len(lanes)
+    if kind == "ClusteredReduce":
+        out = []
+        for v, lane in zip(values, lanes):
+            cluster = _cluster_size(v[1])
+            if size and cluster > size:
+                raise Undefined(f"a cluster of {cluster} lanes in a subgroup of {size}")
+            out.append([j for j in everyone if lanes[j] // cluster == lane // cluster])
+        return out
+    if kind in ("PartitionedReduceNV", "PartitionedInclusiveScanNV", "PartitionedExclusiveScanNV"):
+        out = []
+        for v, lane in zip(values, lanes):
+            named = {x for x in range(128) if _bit(v[1], x)}
+            if lane not in named:
+                raise Undefined(f"{kind}: the ballot of lane {lane} does not name the lane itself")
+            out.append([j for j in everyone if lanes[j] in named])
+        return out
+    raise Undefined(f"the group operation {kind} is not supported")
+
+
+def _cluster_size(value: Any) -> int:
+    if not isinstance(value, int) or value < 1 or value & (value - 1):
+        raise Undefined(f"a cluster size of {value} (SPIR-V asks for a power of two, at least 1)")
+    return value
+
+
+def _combine(
+    op: str, kind: str, lanes: Sequence[int], values: Sequence[Sequence[Any]], i: int, members: list[int]
+) -> Any:
+    """Participant i's reduction or scan over `members`."""
+    combine, identity = ARITHMETIC[op]
+    if kind in ("InclusiveScan", "PartitionedInclusiveScanNV"):
+        members = [j for j in members if lanes[j] <= lanes[i]]
+    elif kind in ("ExclusiveScan", "PartitionedExclusiveScanNV"):
+        members = [j for j in members if lanes[j] < lanes[i]]
+        if not members:
+            return _identity(values[i][0], identity)
     running: Any = None
-    for v in values:
-        before = running
-        running = v[0] if running is None else lift(combine, running, v[0])
-        if kind == "InclusiveScan":
-            out.append(running)
-        elif kind == "ExclusiveScan":
-            out.append(_identity(v[0], identity) if before is None else before)
-    return out if kind != "Reduce" else [running] * len(lanes)
+    for j in members:
+        running = values[j][0] if running is None else lift(combine, running, values[j][0])
+    return running
 
 
 def _identity(like: Any, identity: int) -> Any:
@@ -112,8 +167,8 @@ def _identity(like: Any, identity: int) -> Any:
     return identity
 
 
-def _exchange(op: str, lanes: Sequence[int], values: Sequence[Sequence[Any]], i: int) -> Any:
-    """A value read from another lane: broadcast and the shuffles."""
+def _exchange(op: str, lanes: Sequence[int], values: Sequence[Sequence[Any]], i: int, size: int) -> Any:
+    """A value read from another lane: broadcast, the shuffles, the quad operations and rotate."""
     lane, other = lanes[i], values[i][1]
     if op in ("OpGroupNonUniformBroadcast", "OpGroupNonUniformShuffle"):
         source = other
@@ -121,8 +176,20 @@ def _exchange(op: str, lanes: Sequence[int], values: Sequence[Sequence[Any]], i:
         source = lane ^ other
     elif op == "OpGroupNonUniformShuffleUp":
         source = lane - other
-    else:
+    elif op == "OpGroupNonUniformShuffleDown":
         source = lane + other
+    elif op == "OpGroupNonUniformQuadBroadcast":
+        source = (lane & ~3) + other
+    elif op == "OpGroupNonUniformQuadSwap":
+        if other not in (0, 1, 2):
+            raise Undefined(f"a quad swap of direction {other} (0, 1 and 2 are defined)")
+        source = lane ^ (other + 1)
+    else:  # OpGroupNonUniformRotateKHR
+        cluster = _cluster_size(values[i][2]) if len(values[i]) > 2 else size
+        if cluster > size:
+            raise Undefined(f"a rotate cluster of {cluster} lanes in a subgroup of {size}")
+        base = lane - lane % cluster
+        source = base + (lane - base + other) % cluster
     if source not in lanes:
         return _identity(values[i][0], 0)  # undefined in SPIR-V (no such lane taking part): 0 here, docs/kernels.md
     return values[lanes.index(source)][0]

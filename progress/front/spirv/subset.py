@@ -19,13 +19,13 @@ from dataclasses import dataclass
 
 from progress.errors import InputError, InputErrors
 from progress.front.spirv.ir import EntryPoint, Id, Instruction, Module, ModuleView
-from progress.front.spirv.subgroup import COLLECTIVE, LOCAL
+from progress.front.spirv.subgroup import COLLECTIVE, LOCAL, UNSCOPED
 from progress.front.spirv.values import GLSL_STD
 
 SUBGROUP = (
     "this subgroup operation is not supported (ballots and their bit operations, elect, broadcasts, "
-    "all/any/all-equal, integer and logical reductions and scans, shuffles and subgroup barriers are: "
-    "docs/kernels.md)"
+    "all/any/all-equal, integer and logical reductions, scans, clustered and partitioned ones, shuffles, "
+    "quad operations, rotates and subgroup barriers are: docs/kernels.md)"
 )
 IMAGE = "images and samplers are not supported: kernels communicate through buffers and workgroup memory here"
 FUNCTION_POINTER = "function pointers are not supported"
@@ -202,7 +202,7 @@ def _instruction_problem(inst: Instruction, view: ModuleView) -> str | None:
         return _variable_problem(inst, view)
     if op in ("OpControlBarrier", "OpMemoryBarrier"):
         return _barrier_problem(inst, view)
-    if op in COLLECTIVE and op != "OpControlBarrier":
+    if op in COLLECTIVE and op != "OpControlBarrier" and op not in UNSCOPED:
         return _group_scope_problem(inst, view)
     if op == "OpExtInst":
         set_name = view.ext_imports.get(inst.operands[0].value if isinstance(inst.operands[0], Id) else -1, "")

@@ -1,0 +1,120 @@
+"""The kernel reductions in the compiled explorer (issue 29): quiet steps
+(docs/semantics.md section 13): `progress.core.reduce`'s normal forms,
+explored by `kernel_jit.explore_kernel` over packed rows and decided by
+`kernel_decide`; lassos made concrete by `reduce.expand` on the Python
+`Reduced` of the same ownership (normal forms are unique: section 13.2).
+And interchangeable invocations (section 12): the quotient explored there
+too (`decide_quotient`), used under the same condition as the Python one
+(every edge inside a cyclic SCC exact, something merged), lassos by
+`unit_symmetry.Quotient.concrete`.
+
+The ownership is guessed and checked as in section 11.4: an exploration
+that meets an access contradicting it is dropped and the guess remade from
+every access seen so far. Importing this module loads numba.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from progress.core.kernel_decide import Decided, _tarjan, decide_queries
+from progress.core.kernel_jit import OWNED_BY_NONE, READONLY, Broken, Graph, Reduction, Round, explore_kernel
+from progress.core.lts import Budget
+from progress.core.reduce import ROUNDS, Accesses, Ownership, Reduced
+from progress.core.reduce import Round as PythonRound
+from progress.core.system import Footprinted
+from progress.core.unit_symmetry import Quotient
+from progress.jit import njit
+from progress.models.base import ProgressModel
+
+
+def owner_array(ownership: Ownership, cells: int) -> np.ndarray:
+    """`ownership` packed: the owning unit of each cell, OWNED_BY_NONE or READONLY."""
+    owner = np.full(max(1, cells), OWNED_BY_NONE, np.int64)
+    for cell, unit in ownership.owner.items():
+        owner[cell] = unit
+    for cell in ownership.readonly:
+        owner[cell] = READONLY
+    return owner
+
+
+def explore_reduced(system: Footprinted, budget: Budget, seen: Accesses) -> tuple[Reduced, Graph] | None:
+    """The normal forms of `system` under an ownership guess its whole
+    exploration confirmed, or None where the compiled explorer gives up
+    (quiet steps that do not end, or ROUNDS broken guesses): the caller
+    checks on the Python path then."""
+    clean: tuple[Reduced, Graph] | None = None
+    for _ in range(ROUNDS):
+        ownership = seen.guess()
+        reduced = Reduced(system, ownership, seen, quiet=True)
+        try:
+            initial: tuple[int, ...] = reduced.initial  # type: ignore[assignment]  # a kernel's states are int tuples
+            reduction = Reduction(owner_array(ownership, system.n_cells), initial, [])  # type: ignore[attr-defined]
+        except PythonRound:
+            return None
+        try:
+            graph = explore_kernel(system, budget.max_states, budget.deadline, budget, reduction)  # type: ignore[arg-type]
+        except Broken:
+            for access in reduction.seen:
+                seen.see(*access)
+            if clean is not None:
+                return clean
+            continue
+        except Round:
+            return None
+        for access in reduction.seen:
+            seen.see(*access)
+        if clean is not None or ownership == seen.guess():
+            return reduced, graph
+        clean = reduced, graph
+    return clean
+
+
+def decide_reduced(
+    system: Footprinted,
+    budget: Budget,
+    seen: Accesses,
+    asks: Sequence[tuple[ProgressModel, str]],
+    witnesses: bool,
+) -> tuple[Reduced, list[Decided]] | None:
+    """Every (model, fairness) of `asks` decided on the compiled normal forms
+    (lassos still of the normal forms: `reduce.expand` makes them concrete)."""
+    found = explore_reduced(system, budget, seen)
+    if found is None:
+        return None
+    reduced, graph = found
+    return reduced, decide_queries(system, graph, asks, budget, witnesses)
+
+
+@njit(cache=True)
+def _inexact_inside(estart, edst, inexact, comp, count):
+    """Whether some inexact edge joins two states of one SCC (so lies on a cycle)."""
+    for s in range(count):
+        for e in range(estart[s], estart[s + 1]):
+            if inexact[e] and comp[edst[e]] == comp[s]:
+                return True
+    return False
+
+
+def decide_quotient(
+    system: Footprinted, budget: Budget, asks: Sequence[tuple[ProgressModel, str]], witnesses: bool
+) -> tuple[Quotient, list[Decided]] | None:
+    """Every (model, fairness) of `asks` decided on section 12's quotient,
+    explored compiled; None where it merged nothing or an inexact edge lies
+    inside an SCC (the caller checks otherwise). Lassos are of the quotient:
+    `Quotient.concrete` makes them the original's."""
+    blocks = system.interchangeable() if hasattr(system, "interchangeable") else ()
+    if not blocks:
+        return None
+    graph = explore_kernel(system, budget.max_states, budget.deadline, budget, symmetric=True)  # type: ignore[arg-type]
+    assert graph.inexact is not None
+    if not graph.inexact.any():
+        return None  # nothing merged: it is the original
+    count = graph.count
+    comp = np.empty(count, np.int32)
+    _tarjan(graph.estart, graph.edst, count, np.ones(count, np.bool_), comp)
+    if _inexact_inside(graph.estart, graph.edst, graph.inexact, comp, count):
+        return None
+    return Quotient(system, blocks), decide_queries(system, graph, asks, budget, witnesses)
