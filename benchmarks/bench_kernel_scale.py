@@ -6,6 +6,8 @@ RLIMIT_AS 4 GiB and a 60 s limit, by three engines:
 - python: the unreduced Python checker (`check_system(engine="python")`);
 - compiled: the unreduced compiled checker (progress/core/kernel_jit.py, kernel_decide.py);
 - reduced: the Python checker with partial-order reduction (`reduce=True`, scale-reduce's).
+- quiet (part `quiet`): `reduce=True` compiled, with quiet steps (docs/semantics.md section 13;
+  `progress/core/kernel_reduce.py`).
 
 An engine's ladder stops at its first launch that does not finish. Bytes per
 state: (peak resident memory - resident memory before the check) / states of
@@ -15,7 +17,7 @@ against CADP's verdicts (cadp_verdicts.csv) and the AXB checker's.
 
 Writes docs/results/kernels_scale.json and prints Markdown tables.
 
-    python3 benchmarks/bench_kernel_scale.py [--part idioms,exported] [--limit 60]
+    python3 benchmarks/bench_kernel_scale.py [--part idioms,exported,quiet] [--limit 60]
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ OWN = REPO / "benchmarks" / "kernels"
 
 LEADER = [(2, 1), (3, 1), (3, 2), (4, 2), (8, 1), (8, 2), (8, 4), (8, 64)]
 EVERY = [(2, 1), (2, 2), (4, 1), (4, 2), (8, 1), (2, 4), (8, 2), (4, 4), (8, 4), (4, 8)]
+PIET = [(2, 1), (2, 2), (3, 1), (4, 1), (3, 2), (2, 4), (4, 2), (4, 4)]
+"""benchmarks/kernels/piet_fallback_scan.comp: at most 4 workgroups of 4 invocations."""
 IDIOMS = {
     # name: (file, ladder, target, kind of edit)
     "look-back scan, no fallback (leader)": (KERNELS / "lookback_dynamic.comp", LEADER, (8, 64), "dynamic"),
@@ -45,8 +49,20 @@ IDIOMS = {
     "ticket lock (leader)": (OWN / "leader_ticket_lock.comp", LEADER, (8, 64), "none"),
     "CAS lock (every invocation)": (OWN / "cas_lock.comp", EVERY, (8, 4), "none"),
     "TAS lock (every invocation)": (OWN / "tas_lock.comp", EVERY, (4, 8), "none"),
+    "piet-gpu-shaped fallback scan (every invocation helps)": (OWN / "piet_fallback_scan.comp", PIET, (4, 4), "none"),
 }
 ENGINES = ("python", "compiled", "reduced")
+QUIET = {
+    # the launches of part `quiet` (each idiom's ladder stops at its first launch that does not finish)
+    "look-back scan, no fallback (leader)": [(2, 64), (4, 64), (8, 64)],
+    "look-back scan with fallback (leader)": [(2, 64), (4, 64), (8, 64)],
+    "ticket lock (leader)": [(2, 64), (4, 64), (8, 64)],
+    "CAS lock (every invocation)": [(4, 4), (8, 4), (4, 8)],
+    "TAS lock (every invocation)": [(4, 4), (8, 4), (4, 8)],
+    "piet-gpu-shaped fallback scan (every invocation helps)": [(2, 2), (3, 2), (2, 4), (4, 2), (4, 4)],
+}
+"""Part `quiet`: the reduced check with quiet steps, compiled (docs/semantics.md section 13)."""
+QUIET_BEGIN, QUIET_END = "<!-- scale-quiet:begin -->", "<!-- scale-quiet:end -->"
 
 CHILD = r"""
 import json, resource, sys, time
@@ -66,7 +82,7 @@ start = time.perf_counter()
 try:
     report = check_system(
         system, queries_for(all_models()), time_limit=limit, max_states=10**9,
-        engine="python" if engine == "reduced" else engine, reduce=engine == "reduced",
+        engine={"reduced": "python", "quiet": "compiled"}.get(engine, engine), reduce=engine in ("reduced", "quiet"),
     )
     verdicts = report.verdicts
     stopped = next((v.reason for v in verdicts if v.reason), None)
@@ -127,10 +143,12 @@ def run_one(path: Path, workgroups: int, local: int, engine: str, buffers: list[
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def idioms(limit: float, engines: tuple[str, ...]) -> list[dict]:
+def idioms(limit: float, engines: tuple[str, ...], only: str = "") -> list[dict]:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, (path, ladder, target, kind) in IDIOMS.items():
+            if only not in name:
+                continue
             for engine in engines:
                 for workgroups, local in ladder:
                     copy, buffers = edited(path, kind, workgroups, Path(tmp))
@@ -142,6 +160,69 @@ def idioms(limit: float, engines: tuple[str, ...]) -> list[dict]:
                     if result.get("stopped"):
                         break
     return rows
+
+
+def quiet(limit: float, only: str = "") -> list[dict]:
+    """Part `quiet`: each idiom of QUIET at its launches, reduced with quiet steps and compiled."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, ladder in QUIET.items():
+            if only not in name:
+                continue
+            path, _, target, kind = IDIOMS[name]
+            for workgroups, local in ladder:
+                copy, buffers = edited(path, kind, workgroups, Path(tmp))
+                result = run_one(copy, workgroups, local, "quiet", buffers, limit)
+                row = {"idiom": name, "kernel": str(path.relative_to(REPO)), "target": list(target)}
+                row |= {"engine": "quiet", "workgroups": workgroups, "invocations": local, **result}
+                rows.append(row)
+                print(json.dumps(row), file=sys.stderr, flush=True)
+                if result.get("stopped"):
+                    break
+    return rows
+
+
+def quiet_section(rows: list[dict], meta: dict) -> str:
+    """The results page's section for part `quiet` (between QUIET_BEGIN and QUIET_END)."""
+    lines = [
+        QUIET_BEGIN,
+        "## Quiet steps, compiled (`--reduce` past 32 invocations)",
+        "",
+        "Written by `python3 benchmarks/bench_kernel_scale.py --part quiet` (raw: kernels_scale_quiet.json):",
+        '`check_system(reduce=True, engine="compiled")`, docs/semantics.md section 13 (barrier arrivals and',
+        "last steps folded into normal forms, explored by `progress/core/kernel_reduce.py`), all 11 verdicts",
+        "with lassos, each launch in a fresh process under RLIMIT_AS 4 GiB and a 60 s time limit; states are",
+        "those of the largest product (normal forms with the STARTED memory). A ladder stops at its first",
+        f"launch that does not finish. Load average at the start: {meta['load_at_start'][0]:.1f} on",
+        f"{meta['cpu_count']} cores ({meta['when']}). The unreduced checkers' rows are in the tables above.",
+        "",
+        "| idiom | workgroups x invocations | states | transitions | seconds | peak MiB | verdicts |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        if row.get("stopped"):
+            states = f"stopped: {row['stopped']} ({row['states']:,} states)"
+        else:
+            states = f"{row['states']:,}"
+        lines.append(
+            f"| {row['idiom']} | {row['workgroups']}x{row['invocations']} | {states} | {row.get('transitions', '')} "
+            f"| {row.get('seconds')} | {row.get('peak_mib')} | `{row['verdicts']}` |"
+        )
+    lines.append(QUIET_END)
+    return "\n".join(lines)
+
+
+def write_quiet(rows: list[dict], meta: dict) -> None:
+    """Put part `quiet`'s section into docs/results/kernels_scale.md (replacing the last one)."""
+    page = REPO / "docs" / "results" / "kernels_scale.md"
+    text = page.read_text()
+    section = quiet_section(rows, meta)
+    if QUIET_BEGIN in text:
+        head, rest = text.split(QUIET_BEGIN, 1)
+        text = head + section + rest.split(QUIET_END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    page.write_text(text)
 
 
 def exported(suite: Path) -> dict:
@@ -194,6 +275,7 @@ def main() -> None:
     parser.add_argument("--part", default="idioms,exported")
     parser.add_argument("--limit", type=float, default=60.0)
     parser.add_argument("--engines", default=",".join(ENGINES))
+    parser.add_argument("--only", default="", help="only the idioms whose name contains this")
     parser.add_argument("--suite", type=Path, default=REPO / "litmus" / "oopsla21")
     parser.add_argument("--out", default=str(REPO / "docs" / "results" / "kernels_scale.json"))
     args = parser.parse_args()
@@ -207,8 +289,19 @@ def main() -> None:
         "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
     }
     result: dict = {"meta": meta}
+    if "quiet" in parts:
+        rows = quiet(args.limit, args.only)
+        out = REPO / "docs" / "results" / "kernels_scale_quiet.json"
+        if args.only and out.exists():  # keep the other idioms' saved rows, in QUIET's order
+            kept = [r for r in json.loads(out.read_text())["quiet"] if args.only not in r["idiom"]]
+            order = list(QUIET)
+            rows = sorted(kept + rows, key=lambda r: order.index(r["idiom"]))
+        out.write_text(json.dumps({"meta": meta, "quiet": rows}, indent=1) + "\n")
+        write_quiet(rows, meta)
+        if parts == ["quiet"]:
+            return
     if "idioms" in parts:
-        result["idioms"] = idioms(args.limit, tuple(args.engines.split(",")))
+        result["idioms"] = idioms(args.limit, tuple(args.engines.split(",")), args.only)
     if "exported" in parts:
         result["exported"] = exported(args.suite)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")

@@ -159,10 +159,11 @@ LAZY_ON_CHECK_PATH = {
     ("progress/core/analyze.py", "progress.core.kernel_jit.explore_kernel"),
     ("progress/core/analyze.py", "progress.core.kernel_reduce"),
     ("progress/core/analyze.py", "progress.core.kernel_reduce.decide_reduced"),
+    ("progress/core/analyze.py", "progress.core.kernel_reduce.decide_quotient"),
 }
 """Imports inside a function that only a large test runs (past
 analyze.LARGE states: the compiled checker, issue 22; a kernel past
-analyze.KERNEL_LARGE, or reduced past 32 invocations: the compiled kernel checker, issue 29);
+analyze.KERNEL_LARGE, or reduced from 16 invocations: the compiled kernel checker, issue 29);
 tests/test_check_imports.py
 checks that checking the published suite still loads no numpy or numba."""
 

@@ -8,6 +8,7 @@ F and the loop's condition recomputed there (test_kernel_reduce.validate)."""
 from __future__ import annotations
 
 from itertools import product
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -199,3 +200,20 @@ def test_random_barrier_kernels_agree(tmp_path_factory, case):
 @given(kernels())
 def test_many_random_barrier_kernels_agree(tmp_path_factory, case):
     _random(tmp_path_factory, case)
+
+
+PIET = Path(__file__).resolve().parents[1] / "benchmarks" / "kernels" / "piet_fallback_scan.comp"
+
+
+def _piet(workgroups: int, local: int):
+    from progress.cli.kernel import given_settings, kernel_system
+
+    return kernel_system(PIET, given_settings(str(workgroups), [], [], None, None, local_size=str(local)))
+
+
+def test_the_piet_shaped_fallback_scan_terminates_under_every_model():
+    """Its header reasons that no run is infinite and no barrier is missed:
+    all 11 verdicts pass (2 workgroups of 2 invocations that both help)."""
+    plain, reduced = _agree(lambda: _piet(2, 2))
+    report = check_system(_piet(2, 2), QUERIES, max_states=BOUND, reduce=True)
+    assert all(v.terminates for v in report.verdicts) and reduced < plain

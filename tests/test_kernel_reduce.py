@@ -432,3 +432,21 @@ def test_the_probe_keeps_to_the_budget(tmp_path):
         reduce.probe(system(module, 4), budget=Budget(10))
     report = check_system(system(module, 4), QUERIES, max_states=10, reduce=True)
     assert all(v.terminates is None for v in report.verdicts)
+
+
+@settings(max_examples=15, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(symmetric_kernels())
+def test_the_compiled_quotient_is_the_python_one(tmp_path_factory, case):
+    """Section 12's quotient explored compiled (progress.core.kernel_reduce):
+    the same verdicts and states as the Python quotient, lassos valid on
+    the unreduced system."""
+    source, groups = case
+    module = compile_glsl(source, tmp_path_factory.mktemp("compiled_symmetric") / "k")
+    python = check_system(system(module, groups), QUERIES, max_states=BOUND, reduce=True, engine="python")
+    kernel = system(module, groups)
+    compiled = check_system(kernel, QUERIES, max_states=BOUND, reduce=True, engine="compiled")
+    outcome = [(v.terminates, v.states, v.transitions) for v in compiled.verdicts]
+    assert outcome == [(v.terminates, v.states, v.transitions) for v in python.verdicts]
+    for verdict in compiled.verdicts:
+        if verdict.witness is not None:
+            validate(kernel, verdict.witness, verdict.model, verdict.fairness)

@@ -219,13 +219,16 @@ def check_system(
             seen = probe(system, budget=budget)
             quiet = seen.arrivals > 0 and foldable(system, queries)
             if not seen.guess().any and not quiet:  # no private cell or barrier: interchangeable invocations first
-                symmetric = _check_quotient(system, queries, budget, witnesses, grouping, hierarchy)
+                if _large(system, engine):
+                    symmetric = _check_quotient_compiled(system, queries, budget, witnesses)
+                else:
+                    symmetric = _check_quotient(system, queries, budget, witnesses, grouping, hierarchy)
         if symmetric is not None:
             verdicts = symmetric
         elif reduce and supports(system) and reducible(system, queries):
             quiet = foldable(system, queries)
             fast = None
-            if quiet and compiles(system) and (engine == "compiled" or (engine == "auto" and len(system.groups) > 32)):
+            if quiet and _large(system, engine):
                 fast = _check_reduced_compiled(system, queries, budget, witnesses, grouping, seen)
             if fast is not None:
                 verdicts = fast
@@ -306,14 +309,20 @@ def _check_compiled(
     return [v for v in verdicts if v is not None]
 
 
-def _check_reduced_compiled(
-    system: System, queries: list[Query], budget: Budget, witnesses: bool, grouping: Grouping, seen: Accesses
-) -> list[Verdict] | None:
-    """The verdicts on the normal forms with quiet steps (section 13), explored
-    and decided compiled (`progress.core.kernel_reduce`), or None where the
-    compiled explorer gives up (the Python path checks then)."""
+LARGE_LAUNCH = 16
+"""With `reduce`, a kernel of at least this many invocations is explored by the
+compiled explorer (`engine="auto"`): the Python one spends most of its time
+per state on long rows."""
+
+
+def _large(system: System, engine: str) -> bool:
+    """Whether a reduced check goes to the compiled explorer."""
+    return compiles(system) and (engine == "compiled" or (engine == "auto" and len(system.groups) >= LARGE_LAUNCH))
+
+
+def _asks(queries: list[Query]) -> list[tuple[ProgressModel, str]] | None:
+    """The compiled checker's (model, fairness) of each query, or None if one is not its."""
     from progress.core.kernel_decide import model_of  # loads numba: large kernels only
-    from progress.core.kernel_reduce import decide_reduced
 
     asks = []
     for q in queries:
@@ -321,6 +330,38 @@ def _check_reduced_compiled(
         if model is None:
             return None
         asks.append((model, WEAK if q.fairness == NO_FAIRNESS else q.fairness))
+    return asks
+
+
+def _check_quotient_compiled(
+    system: System, queries: list[Query], budget: Budget, witnesses: bool
+) -> list[Verdict] | None:
+    """`_check_quotient` explored and decided compiled (`kernel_reduce.decide_quotient`)."""
+    from progress.core.kernel_reduce import decide_quotient  # loads numba: large kernels only
+
+    asks = _asks(queries)
+    found = None if asks is None else decide_quotient(system, budget, asks, witnesses)  # type: ignore[arg-type]
+    if found is None:
+        return None
+    quotient, decided = found
+    verdicts = [
+        Verdict(q.model.name, q.fairness, d.terminates, d.states, d.transitions, d.witness)
+        for q, d in zip(queries, decided)
+    ]
+    return [v._replace(witness=quotient.concrete(v.witness)) if v.witness else v for v in verdicts]
+
+
+def _check_reduced_compiled(
+    system: System, queries: list[Query], budget: Budget, witnesses: bool, grouping: Grouping, seen: Accesses
+) -> list[Verdict] | None:
+    """The verdicts on the normal forms with quiet steps (section 13), explored
+    and decided compiled (`progress.core.kernel_reduce`), or None where the
+    compiled explorer gives up (the Python path checks then)."""
+    from progress.core.kernel_reduce import decide_reduced  # loads numba: large kernels only
+
+    asks = _asks(queries)
+    if asks is None:
+        return None
     found = decide_reduced(system, budget, seen, asks, witnesses)  # type: ignore[arg-type]
     if found is None:
         return None

@@ -297,13 +297,42 @@ def _normalize(row, first, per_group, status, barrier, group, ncells, akeys, ava
 
 
 @njit(cache=True)
+def _canonical_group(row, first, per_group, ncells, idfree, buf, at):
+    """Section 12's representative, for one workgroup: the id-free local
+    states of units first..first+per_group-1 sorted into their places, the
+    others kept. Returns whether `row` changed (an inexact edge)."""
+    k = 0
+    for m in range(first, first + per_group):
+        local = row[ncells + m]
+        if idfree[local]:
+            buf[k] = local
+            at[k] = m
+            k += 1
+    if k < 2:
+        return False
+    for i in range(1, k):  # insertion sort: a workgroup's slots are few and mostly sorted
+        v = buf[i]
+        j = i - 1
+        while j >= 0 and buf[j] > v:
+            buf[j + 1] = buf[j]
+            j -= 1
+        buf[j + 1] = v
+    changed = False
+    for i in range(k):
+        if row[ncells + at[i]] != buf[i]:
+            row[ncells + at[i]] = buf[i]
+            changed = True
+    return changed
+
+
+@njit(cache=True)
 def explore(
     keys, table, count, s, estart, eunit, edst, nedges, parent_src, parent_unit,
     status, barrier, group, per_group, ncells,
     akeys, avals, acoff, aclen, acells, abar,
     rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval, rnext,
     lkeys, lvals, max_states, miss, until,
-    red, owner, awr, aseen, init_loc, missrow,
+    red, owner, awr, aseen, init_loc, missrow, sym, idfree, einexact,
 ):  # fmt: skip
     """Expand states s, s+1, ... until all are expanded (DONE), a table
     lacks an entry (MISS_*: `miss` holds the unit, then more), the store is
@@ -313,13 +342,18 @@ def explore(
     With `red`, the states are normal forms (section 13): after each step its
     workgroup's quiet steps are applied (`_normalize`; a miss there copies the
     row it was at into `missrow` and sets miss[3]); every access met is marked
-    in `aseen`, and one that contradicts `owner` stops it (BROKEN)."""
+    in `aseen`, and one that contradicts `owner` stops it (BROKEN). With `sym`,
+    the states are section 12's representatives (`_canonical_group` on the
+    stepping workgroup; `idfree[local]`), and einexact[e] says whether edge e
+    was not exact."""
     width = keys.shape[1]
     units = width - ncells
     cap = keys.shape[0]
     ecap = eunit.shape[0]
     row = np.empty(width, np.uint32)
     vals = np.empty(64, np.int64)
+    sbuf = np.empty(max(1, per_group), np.uint32)
+    sat = np.empty(max(1, per_group), np.int64)
     while s < count:
         if s >= until:
             return PAUSE, s, count, nedges
@@ -334,6 +368,8 @@ def explore(
             if kind == LOOPING:
                 eunit[nedges] = u
                 edst[nedges] = s
+                if sym:
+                    einexact[nedges] = False
                 nedges += 1
                 continue
             aid = map_get(akeys, avals, u * SPAN + local)
@@ -398,6 +434,9 @@ def explore(
                         missrow[w] = row[w]
                     miss[3] = 1
                     return code, s, count, nedges
+            inexact = False
+            if sym:
+                inexact = _canonical_group(row, group[u] * per_group, per_group, ncells, idfree, sbuf, sat)
             slot, dst = _find_state(table, keys, row)
             if dst < 0:
                 if count >= cap or 2 * (count + 1) > table.shape[0]:
@@ -413,6 +452,8 @@ def explore(
                 count += 1
             eunit[nedges] = u
             edst[nedges] = dst
+            if sym:
+                einexact[nedges] = inexact
             nedges += 1
         estart[s + 1] = nedges
         s += 1
@@ -480,14 +521,21 @@ class Tables:
         self.raid, self.rvoff, self.rwoff, self.rwlen, self.rnext = (_Grown(np.int64) for _ in range(5))
         self.rvals, self.rwat, self.rwval = _Grown(np.int64), _Grown(np.int64), _Grown(np.int64)
         self.release = _Map()
+        self.idfree = _Grown(np.int8)
+        self.symmetric = False
+        """Whether `idfree` is filled (a quotient exploration: `KernelSystem.id_free` per local)."""
         self.sync()
 
     def sync(self) -> None:
-        """Status and barrier of every local the kernel has numbered so far."""
+        """Status and barrier (and, for a quotient, id-freedom) of every local the kernel has numbered so far."""
         kernel = self.kernel
         for local in range(self.status.count, kernel.local_count()):
             self.status.add([kernel.local_status(local)])
             self.barrier.add([kernel.barrier_of(local) if kernel.local_status(local) == WAITING else -1])
+        if self.symmetric:
+            id_free = kernel.id_free  # type: ignore[attr-defined]
+            for local in range(self.idfree.count, self.status.count):
+                self.idfree.add([int(id_free(local))])
 
     def add_access(self, unit: int, local: int) -> None:
         cells, is_barrier = self.kernel.access_cells(unit, local)
@@ -577,6 +625,8 @@ class Graph:
     parent_unit: np.ndarray
     deadlocks: tuple[int, ...]
     tables: Tables
+    inexact: np.ndarray | None = None
+    """Of a quotient exploration: per edge, whether it was not exact (section 12)."""
 
     @property
     def edges(self) -> int:
@@ -618,12 +668,17 @@ def explore_kernel(
     deadline: float | None = None,
     budget: Budget | None = None,
     reduction: Reduction | None = None,
+    symmetric: bool = False,
 ) -> Graph:
     """Every state of `kernel` reachable from its initial one (raises
     Inconclusive past `max_states`, the monotonic `deadline`, or `budget`'s
     memory bound, looked at every CHUNK unit steps; its message is the budget's).
     With `reduction`, the normal forms of section 13 reachable from its
-    initial one, each edge a step and the quiet steps of its workgroup."""
+    initial one, each edge a step and the quiet steps of its workgroup.
+    With `symmetric` (not with `reduction`), section 12's quotient: the
+    representatives reachable from the initial one's (`KernelSystem.canonical`
+    over its `interchangeable` blocks, one per workgroup), `Graph.inexact`
+    marking the edges that were not exact."""
     if getattr(kernel, "collective", False):
         raise ValueError(
             "the compiled explorer has no collective (subgroup) steps: explore_system explores this kernel"
@@ -631,13 +686,19 @@ def explore_kernel(
     hint = "" if budget is None else budget.hint
     which = "the default state bound" if budget is not None and budget.default else "the state bound"
 
-    initial = np.array(kernel.initial if reduction is None else reduction.initial, np.uint32)
+    start = kernel.initial if reduction is None else reduction.initial
+    if symmetric:
+        start = kernel.canonical(start, kernel.interchangeable())  # type: ignore[attr-defined]
+    initial = np.array(start, np.uint32)
     ncells = kernel.n_cells
     init_loc = np.array(kernel.initial[ncells:], np.int64)
     owner = np.zeros(1, np.int64) if reduction is None else reduction.owner
     missrow = np.zeros(initial.shape[0], np.uint32)
     width = initial.shape[0]
     tables = Tables(kernel)
+    if symmetric:
+        tables.symmetric = True
+        tables.sync()
     group = np.array(kernel.groups, np.int64)
     cap = 1024
     keys = np.zeros((cap, width), np.uint32)
@@ -646,6 +707,7 @@ def explore_kernel(
     estart = np.zeros(cap + 1, np.int64)
     eunit = np.zeros(4 * cap, np.int32)
     edst = np.zeros(4 * cap, np.int32)
+    einexact = np.zeros(4 * cap if symmetric else 1, np.uint8)
     parent_src = np.full(cap, -1, np.int32)
     parent_unit = np.full(cap, -1, np.int32)
     miss = np.zeros(4, np.int64)
@@ -661,6 +723,7 @@ def explore_kernel(
             t.rtable, t.raid.array, t.rvoff.array, t.rvals.array, t.rwoff.array, t.rwlen.array, t.rwat.array,
             t.rwval.array, t.rnext.array, t.release.keys, t.release.values, limit, miss, s + chunk,
             reduction is not None, owner, t.awr.array, t.aseen.array, init_loc, missrow,
+            symmetric, t.idfree.array, einexact,
         )  # fmt: skip
         if code in (DONE, BROKEN, ROUND) and reduction is not None:
             reduction.seen.extend(tables.seen())
@@ -698,10 +761,13 @@ def explore_kernel(
             else:
                 eunit = _grow1(eunit, 2 * eunit.shape[0], 0)
                 edst = _grow1(edst, 2 * edst.shape[0], 0)
+                if symmetric:
+                    einexact = _grow1(einexact, 2 * einexact.shape[0], 0)
         tables.sync()
     finished = _finished_states(keys, count, estart, tables.status.array, ncells)
     deadlocks = tuple(int(x) for x in np.nonzero((estart[1 : count + 1] == estart[:count]) & ~finished)[0])
-    return Graph(keys, count, estart, eunit, edst, parent_src, parent_unit, deadlocks, tables)
+    inexact = einexact[: int(estart[count])] if symmetric else None
+    return Graph(keys, count, estart, eunit, edst, parent_src, parent_unit, deadlocks, tables, inexact)
 
 
 def _finished_states(keys: np.ndarray, count: int, estart: np.ndarray, status: np.ndarray, ncells: int) -> np.ndarray:

@@ -1,8 +1,12 @@
-"""Quiet steps in the compiled explorer (docs/semantics.md section 13,
-issue 29): `progress.core.reduce`'s normal forms, explored by
-`kernel_jit.explore_kernel` over packed rows and decided by
+"""The kernel reductions in the compiled explorer (issue 29): quiet steps
+(docs/semantics.md section 13): `progress.core.reduce`'s normal forms,
+explored by `kernel_jit.explore_kernel` over packed rows and decided by
 `kernel_decide`; lassos made concrete by `reduce.expand` on the Python
 `Reduced` of the same ownership (normal forms are unique: section 13.2).
+And interchangeable invocations (section 12): the quotient explored there
+too (`decide_quotient`), used under the same condition as the Python one
+(every edge inside a cyclic SCC exact, something merged), lassos by
+`unit_symmetry.Quotient.concrete`.
 
 The ownership is guessed and checked as in section 11.4: an exploration
 that meets an access contradicting it is dropped and the guess remade from
@@ -15,12 +19,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from progress.core.kernel_decide import Decided, decide_queries
+from progress.core.kernel_decide import Decided, _tarjan, decide_queries
 from progress.core.kernel_jit import OWNED_BY_NONE, READONLY, Broken, Graph, Reduction, Round, explore_kernel
 from progress.core.lts import Budget
 from progress.core.reduce import ROUNDS, Accesses, Ownership, Reduced
 from progress.core.reduce import Round as PythonRound
 from progress.core.system import Footprinted
+from progress.core.unit_symmetry import Quotient
+from progress.jit import njit
 from progress.models.base import ProgressModel
 
 
@@ -80,3 +86,35 @@ def decide_reduced(
         return None
     reduced, graph = found
     return reduced, decide_queries(system, graph, asks, budget, witnesses)
+
+
+@njit(cache=True)
+def _inexact_inside(estart, edst, inexact, comp, count):
+    """Whether some inexact edge joins two states of one SCC (so lies on a cycle)."""
+    for s in range(count):
+        for e in range(estart[s], estart[s + 1]):
+            if inexact[e] and comp[edst[e]] == comp[s]:
+                return True
+    return False
+
+
+def decide_quotient(
+    system: Footprinted, budget: Budget, asks: Sequence[tuple[ProgressModel, str]], witnesses: bool
+) -> tuple[Quotient, list[Decided]] | None:
+    """Every (model, fairness) of `asks` decided on section 12's quotient,
+    explored compiled; None where it merged nothing or an inexact edge lies
+    inside an SCC (the caller checks otherwise). Lassos are of the quotient:
+    `Quotient.concrete` makes them the original's."""
+    blocks = system.interchangeable() if hasattr(system, "interchangeable") else ()
+    if not blocks:
+        return None
+    graph = explore_kernel(system, budget.max_states, budget.deadline, budget, symmetric=True)  # type: ignore[arg-type]
+    assert graph.inexact is not None
+    if not graph.inexact.any():
+        return None  # nothing merged: it is the original
+    count = graph.count
+    comp = np.empty(count, np.int32)
+    _tarjan(graph.estart, graph.edst, count, np.ones(count, np.bool_), comp)
+    if _inexact_inside(graph.estart, graph.edst, graph.inexact, comp, count):
+        return None
+    return Quotient(system, blocks), decide_queries(system, graph, asks, budget, witnesses)
