@@ -127,3 +127,19 @@ def reference(tmp_path_factory) -> dict[str, bytes]:
         main(["synth", "-t", "2", "-i", "3", "--out", str(root / "run.db"), "--export", str(root / "export")])
     assert stop.value.code == 0
     return file_tree(root / "export")
+
+
+def long_twin(body, strategies: tuple | dict, suite: int, full: int, **options):
+    """A hypothesis property run twice: (the suite's test, at `suite` examples;
+    its `long`-marked twin at `full`, which benchmarks/long_tests.py runs).
+    `strategies` are `given`'s (a tuple, or a dict of keyword strategies);
+    `options` the other `settings`. With `derandomize`, both draw from the same
+    seed (the body's), so the suite runs a smaller sample of the same property:
+    assign the pair to `test_NAME, test_NAME_in_full`."""
+    from hypothesis import given, settings
+
+    def run(examples: int):
+        draw = given(**strategies) if isinstance(strategies, dict) else given(*strategies)
+        return settings(max_examples=examples, **options)(draw(body))
+
+    return run(suite), pytest.mark.long(run(full))

@@ -9,6 +9,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from conftest import long_twin
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lark import Lark
@@ -80,10 +81,18 @@ def split_instruction(text: str, line: int, column: int) -> list[tuple[str, str,
     return [(kind, word, line, column + at - 1) for kind, word, _, at in words]
 
 
-@settings(max_examples=1500, derandomize=True, deadline=None)
-@given(st.lists(st.sampled_from(PIECES), max_size=30).map("".join))
-def test_lark_and_the_scanner_split_text_alike(text):
+def _lark_and_the_scanner_split_text_alike(text):
     assert by_scanner(text) == by_lark(text)
+
+
+test_lark_and_the_scanner_split_text_alike, test_lark_and_the_scanner_split_text_alike_in_full = long_twin(
+    _lark_and_the_scanner_split_text_alike,
+    (st.lists(st.sampled_from(PIECES), max_size=30).map("".join),),
+    400,
+    1500,
+    derandomize=True,
+    deadline=None,
+)
 
 
 @settings(max_examples=500, derandomize=True, deadline=None)

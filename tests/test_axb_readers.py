@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import event, given, settings
+from conftest import long_twin
+from hypothesis import event
 from hypothesis import strategies as st
 
 from progress.core.batch import record_of
@@ -162,9 +163,7 @@ def every_reader_agrees(text: str) -> bool:
     return True
 
 
-@settings(max_examples=400, derandomize=True, deadline=None)
-@given(st.one_of(axb_text(), axb_text(), mutated()))
-def test_every_reader_gives_the_parsers_answer_or_none(text):
+def _every_reader_gives_the_parsers_answer_or_none(text):
     taken = every_reader_agrees(text)
     reference = parsed(text)
     message = reference[1].split(": error: ")[1].split("\n")[0] if reference[0] == "error" else "a program"
@@ -172,15 +171,30 @@ def test_every_reader_gives_the_parsers_answer_or_none(text):
     event(f"{'taken' if taken else 'declined'}; parser: {shape}")  # see them: --hypothesis-show-statistics
 
 
-@settings(max_examples=300, derandomize=True, deadline=None)
-@given(axb_text(noise=(0, 0, 0)))
-def test_the_fast_readers_take_the_plain_layout(text):
+test_every_reader_gives_the_parsers_answer_or_none, test_every_reader_gives_the_parsers_answer_or_none_in_full = (
+    long_twin(
+        _every_reader_gives_the_parsers_answer_or_none,
+        (st.one_of(axb_text(), axb_text(), mutated()),),
+        100,
+        400,
+        derandomize=True,
+        deadline=None,
+    )
+)
+
+
+def _the_fast_readers_take_the_plain_layout(text):
     """Without comments after items, the clean layout is the fast readers'
     (so the agreement above is not vacuous); with them, the parser still
     takes every clean text."""
     assert parsed(text)[0] == "program", text
     if "# note" not in text:
         assert every_reader_agrees(text), text
+
+
+test_the_fast_readers_take_the_plain_layout, test_the_fast_readers_take_the_plain_layout_in_full = long_twin(
+    _the_fast_readers_take_the_plain_layout, (axb_text(noise=(0, 0, 0)),), 75, 300, derandomize=True, deadline=None
+)
 
 
 def test_the_generated_texts_reach_every_answer():

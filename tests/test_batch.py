@@ -13,6 +13,7 @@ import csv
 
 import brute
 import pytest
+from conftest import long_twin
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_check_properties import SETTINGS, brute_verdicts, handshakes, mutants, programs, suite
@@ -79,12 +80,15 @@ def test_any_query_order_and_subset(published):
     assert batch.verdicts(published[:60], picked) == [reference(p, picked) for p in published[:60]]
 
 
-@settings(max_examples=300, **SETTINGS)
-@given(st.one_of(programs(), mutants(), handshakes()))
-def test_generated_programs_match_check_program(program):
+def _generated_programs_match_check_program(program):
     """The examples test_check_properties draws (same strategies, derandomized),
     where check_program is compared with the brute-force oracle."""
     assert batch.verdicts([program], QUERIES)[0] == reference(program)
+
+
+test_generated_programs_match_check_program, test_generated_programs_match_check_program_in_full = long_twin(
+    _generated_programs_match_check_program, (st.one_of(programs(), mutants(), handshakes()),), 75, 300, **SETTINGS
+)
 
 
 @settings(max_examples=60, **SETTINGS)

@@ -6,6 +6,7 @@ or cold, whatever it read before."""
 from __future__ import annotations
 
 import pytest
+from conftest import long_twin
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_parse_frontends import axb_text, mutated
@@ -61,10 +62,18 @@ def plain_layout(draw):
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=600, derandomize=True, deadline=None)
-@given(st.one_of(axb_text(), mutated(), plain_layout()))
-def test_agrees_with_its_references_or_declines(text):
+def _agrees_with_its_references_or_declines(text):
     agrees(text)
+
+
+test_agrees_with_its_references_or_declines, test_agrees_with_its_references_or_declines_in_full = long_twin(
+    _agrees_with_its_references_or_declines,
+    (st.one_of(axb_text(), mutated(), plain_layout()),),
+    150,
+    600,
+    derandomize=True,
+    deadline=None,
+)
 
 
 @settings(max_examples=300, derandomize=True, deadline=None)

@@ -19,7 +19,7 @@ from types import SimpleNamespace
 
 import brute
 import networkx as nx
-from conftest import OOPSLA
+from conftest import OOPSLA, long_twin
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
@@ -117,15 +117,18 @@ def checker_verdicts(program: Program, report=None) -> dict:
     return {(v.model, v.fairness): v.terminates for v in report.verdicts}
 
 
-@settings(max_examples=300, **SETTINGS)
-@given(st.one_of(programs(), mutants(), handshakes()))
-def test_same_verdicts_as_brute_force(program):
+def _same_verdicts_as_brute_force(program):
     expected = brute_verdicts(program)
     _describe(expected)
     assert checker_verdicts(program) == expected
     reparsed = parse_program(program.to_axb(), "<random>")
     assert reparsed == program
     assert checker_verdicts(reparsed) == expected
+
+
+test_same_verdicts_as_brute_force, test_same_verdicts_as_brute_force_in_full = long_twin(
+    _same_verdicts_as_brute_force, (st.one_of(programs(), mutants(), handshakes()),), 75, 300, **SETTINGS
+)
 
 
 def _describe(verdicts: dict) -> None:
@@ -184,18 +187,19 @@ def _monotone(verdicts: dict, models) -> None:
                     assert verdicts[(model.name, fairness)], f"{lower} passes but {model.name} {fairness} fails"
 
 
-@settings(max_examples=200, **SETTINGS)
-@given(st.one_of(programs(), mutants()))
-def test_monotone_in_fairness(program):
+def _monotone_in_fairness(program):
     models = all_models()
     report = check_program(program, queries_for(models), max_states=5000)
     assume(all(v.terminates is not None for v in report.verdicts))
     _monotone(checker_verdicts(program, report), models)
 
 
-@settings(max_examples=200, **SETTINGS)
-@given(programs(), st.randoms(use_true_random=False))
-def test_renaming_locations_changes_nothing(program, rng):
+test_monotone_in_fairness, test_monotone_in_fairness_in_full = long_twin(
+    _monotone_in_fairness, (st.one_of(programs(), mutants()),), 50, 200, **SETTINGS
+)
+
+
+def _renaming_locations_changes_nothing(program, rng):
     names = ["a", "b", "c", "loc_1", "q9"]
     rng.shuffle(names)
     rename = dict(zip(program.locations, names))
@@ -213,9 +217,16 @@ def test_renaming_locations_changes_nothing(program, rng):
     ]
 
 
-@settings(max_examples=200, **SETTINGS)
-@given(st.one_of(programs(), mutants(), handshakes()))
-def test_every_witness_is_a_valid_lasso(program):
+test_renaming_locations_changes_nothing, test_renaming_locations_changes_nothing_in_full = long_twin(
+    _renaming_locations_changes_nothing,
+    (programs(), st.randoms(use_true_random=False)),
+    50,
+    200,
+    **SETTINGS,
+)
+
+
+def _every_witness_is_a_valid_lasso(program):
     report = check_program(program, queries_for(all_models()), max_states=5000)
     failing = [v for v in report.verdicts if v.terminates is False]
     assume(failing)
@@ -224,6 +235,11 @@ def test_every_witness_is_a_valid_lasso(program):
         fairness = "weak" if verdict.fairness == "none" else verdict.fairness
         problems = brute.lasso_problems(program, verdict.model, fairness, verdict.witness)
         assert not problems, f"{verdict.model} {verdict.fairness}: {problems}\n{program.to_axb()}"
+
+
+test_every_witness_is_a_valid_lasso, test_every_witness_is_a_valid_lasso_in_full = long_twin(
+    _every_witness_is_a_valid_lasso, (st.one_of(programs(), mutants(), handshakes()),), 50, 200, **SETTINGS
+)
 
 
 def test_lasso_validator_rejects_bad_lassos():

@@ -4,6 +4,7 @@ layouts and on mutations of them."""
 
 from __future__ import annotations
 
+from conftest import long_twin
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,10 +78,18 @@ def mutated(draw):
     return text[:at] + insert + text[at + cut :]
 
 
-@settings(max_examples=400, derandomize=True, deadline=None)
-@given(st.one_of(axb_text(), mutated()))
-def test_line_recognizer_agrees_with_the_grammar(text):
+def _line_recognizer_agrees_with_the_grammar(text):
     assert outcome(lambda: parse_program(text, "t.axb")) == outcome(lambda: by_grammar(text))
+
+
+test_line_recognizer_agrees_with_the_grammar, test_line_recognizer_agrees_with_the_grammar_in_full = long_twin(
+    _line_recognizer_agrees_with_the_grammar,
+    (st.one_of(axb_text(), mutated()),),
+    100,
+    400,
+    derandomize=True,
+    deadline=None,
+)
 
 
 @settings(max_examples=200, derandomize=True, deadline=None)

@@ -4,6 +4,7 @@ reports an error; and it does take the usual layouts."""
 
 from __future__ import annotations
 
+from conftest import long_twin
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_parse_frontends import axb_text, mutated
@@ -25,10 +26,18 @@ def agrees(text: str, path: str = "dir/t.axb") -> bool:
     return quick is not None
 
 
-@settings(max_examples=600, derandomize=True, deadline=None)
-@given(st.one_of(axb_text(), mutated()))
-def test_agrees_with_parse_program_or_declines(text):
+def _agrees_with_parse_program_or_declines(text):
     agrees(text)
+
+
+test_agrees_with_parse_program_or_declines, test_agrees_with_parse_program_or_declines_in_full = long_twin(
+    _agrees_with_parse_program_or_declines,
+    (st.one_of(axb_text(), mutated()),),
+    150,
+    600,
+    derandomize=True,
+    deadline=None,
+)
 
 
 @settings(max_examples=200, derandomize=True, deadline=None)

@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import long_twin
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from spirv_gen import module_text
@@ -103,9 +104,7 @@ def test_header_and_operands(binaries):
     assert "atomicExchange(lock, 1u)" in source.operands[-1]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=module_text())
-def test_random_modules_decode_as_spirv_dis_reads_them(text, tmp_path):
+def _random_modules_decode_as_spirv_dis_reads_them(text, tmp_path):
     errors: list[str] = []
     binary = assemble(text, tmp_path, errors)
     assume(binary is not None or known_to_the_assembler(errors[0]))  # skip only what the grammars disagree on
@@ -113,6 +112,18 @@ def test_random_modules_decode_as_spirv_dis_reads_them(text, tmp_path):
     expected = disassemble(binary, tmp_path)
     assume(expected is not None)  # spirv-dis 2023.1 refused ImageOperands Nontemporal that spirv-as wrote
     assert same(ours(decode(binary)), expected)
+
+
+test_random_modules_decode_as_spirv_dis_reads_them, test_random_modules_decode_as_spirv_dis_reads_them_in_full = (
+    long_twin(
+        _random_modules_decode_as_spirv_dis_reads_them,
+        {"text": module_text()},
+        40,
+        150,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
+)
 
 
 @st.composite

@@ -11,7 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from conftest import long_twin
+from hypothesis import HealthCheck, assume
 from spirv_gen import module_text
 from test_spirv_decode import COMPILED, KERNELS, assemble, glslang, known_to_the_assembler
 
@@ -51,9 +52,7 @@ def test_every_compiled_kernel_round_trips(binaries):
         assert decode(encode(module), name) == module, name
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=module_text())
-def test_random_modules_round_trip(text, tmp_path):
+def _random_modules_round_trip(text, tmp_path):
     errors: list[str] = []
     binary = assemble(text, tmp_path, errors)
     assume(binary is not None or known_to_the_assembler(errors[0]))  # skip only what the grammars disagree on
@@ -61,6 +60,16 @@ def test_random_modules_round_trip(text, tmp_path):
     module = decode(binary)
     assert encode(module) == binary
     assert decode(encode(module)) == module
+
+
+test_random_modules_round_trip, test_random_modules_round_trip_in_full = long_twin(
+    _random_modules_round_trip,
+    {"text": module_text()},
+    30,
+    120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 
 
 def test_a_big_endian_binary_comes_back_little_endian(binaries):
