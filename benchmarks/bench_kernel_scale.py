@@ -197,8 +197,8 @@ def quiet_section(rows: list[dict], meta: dict) -> str:
         f"launch that does not finish. Load average at the start: {meta['load_at_start'][0]:.1f} on",
         f"{meta['cpu_count']} cores ({meta['when']}). The unreduced checkers' rows are in the tables above.",
         "",
-        "| idiom | workgroups x invocations | states | transitions | seconds | peak MiB | verdicts |",
-        "|---|---|---|---|---|---|---|",
+        "| idiom | workgroups x invocations | states | transitions | seconds | peak MiB | bytes per state | verdicts |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         if row.get("stopped"):
@@ -207,7 +207,7 @@ def quiet_section(rows: list[dict], meta: dict) -> str:
             states = f"{row['states']:,}"
         lines.append(
             f"| {row['idiom']} | {row['workgroups']}x{row['invocations']} | {states} | {row.get('transitions', '')} "
-            f"| {row.get('seconds')} | {row.get('peak_mib')} | `{row['verdicts']}` |"
+            f"| {row.get('seconds')} | {row.get('peak_mib')} | {row.get('bytes_per_state') or ''} | `{row['verdicts']}` |"
         )
     lines.append(QUIET_END)
     return "\n".join(lines)
