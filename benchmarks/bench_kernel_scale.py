@@ -207,7 +207,8 @@ def quiet_section(rows: list[dict], meta: dict) -> str:
             states = f"{row['states']:,}"
         lines.append(
             f"| {row['idiom']} | {row['workgroups']}x{row['invocations']} | {states} | {row.get('transitions', '')} "
-            f"| {row.get('seconds')} | {row.get('peak_mib')} | {row.get('bytes_per_state') or ''} | `{row['verdicts']}` |"
+            f"| {row.get('seconds')} | {row.get('peak_mib')} | {row.get('bytes_per_state') or ''} "
+            f"| `{row['verdicts']}` |"
         )
     lines.append(QUIET_END)
     return "\n".join(lines)
