@@ -215,3 +215,22 @@ def test_atomics_and_waits_behind_macros_are_asked_for():
     assert found[0].startswith("k:9:5: cc left no read of 'flag' in this loop's condition")
     assert found[1].startswith("k:12:5: cc compiled atomicOr without an atomic instruction (1 of 2 kept here)")
     assert refused(module_of(real), real) == []  # the module that keeps them passes
+
+
+SLANG_ONLY = """RWStructuredBuffer<uint> b;
+[numthreads(1, 1, 1)]
+void main() {
+#ifndef __SLANG__
+    InterlockedAdd(b[0], 1);
+#endif
+    b[1] = 1;
+}
+"""
+
+
+def test_the_guard_preprocesses_hlsl_as_slang_does(tmp_path, monkeypatch, capsys):
+    """Slang defines __SLANG__ (and __SLANG_COMPILER__, __HLSL_VERSION 2018); the guard's HLSL
+    preprocessor did not, so it asked for the atomic of a branch Slang skips."""
+    (tmp_path / "k.hlsl").write_text(SLANG_ONLY)
+    status, out, err = run(["check", "--buffer", "b=2", "k.hlsl"], monkeypatch, capsys, tmp_path)
+    assert status == 0, err

@@ -207,13 +207,13 @@ def _finish(
         binary = optimize(binary, name, limits)
     module = _with_lines(decode(binary, name), kind, name, text, included)
     refused = subset_problems(module, name)  # shown with any problem found on the way to check_subset
+    files = (name, *(file for file, _ in included))  # the kernel's problems first, then its includes'
     try:
         loaded = _checked(module, binary, before, name, text, header, given, kind, limits)
     except InputError as error:
-        files = (name, *(file for file, _ in included))
         raise InputErrors.joined([error, *refused, *([found] if found else [])], files) from None
     if found is not None:
-        raise found
+        raise InputErrors.joined([found], files)
     return loaded
 
 
