@@ -72,3 +72,12 @@ def test_the_break_reader_tells_a_case_end_from_a_loop_exit():
         (11, "switch", False),
         (14, "loop", False),
     ]
+
+
+def test_a_wrapper_around_an_if_that_leaves_both_ways_is_dropped():
+    path = RUN / "switch_wrapper_if.spvasm"
+    loaded, launch, _ = prepared(str(path), LaunchSettings(), check=False)
+    (found,) = [e for f in Draft(loaded.module).functions for e in switch_exits(f)]
+    assert found.kind == "merge"
+    found = breaks(spirv_to_wgsl(launch.binary))
+    assert [b.leaves for b in found] == ["loop", "loop"] and not [b for b in found if b.misplaced]
