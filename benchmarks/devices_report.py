@@ -52,6 +52,13 @@ LANES = [
         "lavapipe (Mesa 22.3.6, a CPU Vulkan) through wgpu, the lanes of one subgroup of 8, 3 iterations "
         "(lanes/README.md)",
     ),
+    (
+        "swiftshader-wgpu-lanes",
+        "lanes/lanes_wgpu_swiftshader.csv",
+        [str(OOPSLA)],
+        "SwiftShader (Chromium 156's, a CPU Vulkan) through wgpu, the lanes of one subgroup of 4, 3 iterations "
+        "(lanes/README.md)",
+    ),
 ]
 """Intra-warp runs made here (H200, lavapipe): judged at the lane scope, as the artifact's two intra-warp runs are."""
 PAPER = ["a12", "a14", "gf940m", "rtx4k", "g77", "hd620", "a620", "tx1"]

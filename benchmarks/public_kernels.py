@@ -1,13 +1,15 @@
 """Public projects' GPU kernels, as published, through `progress check`.
 
     python benchmarks/public_kernels.py --real DIR [--json OUT] > docs/results/public_kernels.md
+    python benchmarks/public_kernels.py --real DIR --render OUT   # the page again from saved rows
 
 DIR holds the files of `KERNELS` at DIR/OWNER/REPO/COMMIT7/PATH (COMMIT7: the
 first 7 hex digits of the commit listed) (fetched by whoever runs this: they are other projects' code and are
 not committed here; a header they include sits beside them at its own path).
 Each kernel is checked as a new user would check it: `progress check FILE`
 with only the launch a kernel file cannot say itself (`--workgroups`, the
-lengths of its runtime-sized arrays, the entry point), under the default
+lengths of its runtime-sized arrays, the entry point; and, in the rows that
+say so, its `#define`d sizes made small by `--redefine`), under the default
 bounds, within `--time-limit` seconds (default 120). One markdown row per
 kernel: accepted (the 11 verdicts as P/F, or inconclusive with the bound
 hit) or the exact refusal (exit status and the first error line), and the
@@ -118,16 +120,19 @@ def versions() -> list[str]:
 
 
 def markdown(rows: list[dict[str, object]], tools: list[str]) -> str:
-    accepted = sum(str(r["outcome"]).startswith("accepted") for r in rows)
-    decided = sum(r["outcome"] == "accepted" for r in rows)
+    published = [r for r in rows if "--redefine" not in r["args"]]  # type: ignore[operator]
+    smaller = [r for r in rows if r not in published]
+    accepted = sum(str(r["outcome"]).startswith("accepted") for r in published)
+    decided = sum(r["outcome"] == "accepted" for r in published)
     lines = [
         "# Public kernels, as published",
         "",
         "Written by `python benchmarks/public_kernels.py --real DIR` (DIR: the files below, fetched at",
         "the commits listed; not committed here). Tools: " + "; ".join(tools) + ".",
         "",
-        f"{accepted} of {len(rows)} kernels accepted as published (with only the launch options shown), "
-        f"{decided} with a verdict.",
+        f"{accepted} of {len(published)} kernels accepted as published (with only the launch options shown), "
+        f"{decided} with a verdict; {sum(r['outcome'] == 'accepted' for r in smaller)} of the {len(smaller)} "
+        "runs at a smaller size (their `#define`d sizes given by `--redefine`, the files unedited) decided.",
         "Verdicts: unfair, then fair, HSA, OBE, HSA+OBE, LOBE, each weak then strong (P terminates,",
         "F may not, ? inconclusive: a bound was hit).",
         "",
@@ -157,7 +162,12 @@ def main() -> None:
     )
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
     parser.add_argument("--time-limit", type=float, default=120.0)
+    parser.add_argument("--render", type=Path, help="only write the page of the rows a --json run saved")
     options = parser.parse_args()
+    if options.render:
+        saved = json.loads(options.render.read_text())
+        print(markdown(saved["rows"], saved["tools"]), end="")
+        return
     root = options.real.resolve()
     rows = [check(kernel, root, options.time_limit) for kernel in KERNELS]
     if options.json:
@@ -173,6 +183,10 @@ PREFIX_SUMS_BUFFERS = ("--buffer", "b_scanIn=1536", "--buffer", "b_scanOut=1536"
 )
 """The buffer lengths both GPUPrefixSums scans are checked with (their runtime-sized arrays)."""
 
+SMALL_VELLO = ("--redefine", "N_ROWS=1")
+"""Vello's items per invocation, 16 as published, at 1 (its sizes are plain #defines)."""
+VELLO_SMALL_BUFFERS = ("--buffer", "inbuf=4", "--buffer", "outbuf=4", "--buffer", "state=2")
+"""Its buffers at that size: 2 workgroups' partitions and 2 tile states."""
 JIMARA_INCLUDE = "TheDonsky/Jimara/cb2332b/__Source__/Jimara"
 """Jimara's include root (its kernels include "Graphics/Memory/Jimara_Atomics.glh"), relative to DIR."""
 
@@ -239,6 +253,49 @@ KERNELS = (
         "cb2332b98e2e5d77117dd77d4f3e4582f3162cdb",
         "the same CAS-lock macros, one lock per element, 512 invocations",
         ("--workgroups", "2", "-I", JIMARA_INCLUDE, "--buffer", "values=2"),
+        ("__Source__/Jimara/Graphics/Memory/Jimara_Atomics.glh",),
+    ),
+    Kernel(
+        "Vello (piet-gpu's tests)",
+        "linebender/vello",
+        "tests/shader/prefix.comp",
+        "19fedf36db2bc558c97d193dcbdba1182777e271",
+        "the first scan at 1 invocation a workgroup and 1 item (its #defines given by --redefine, file unedited)",
+        ("--workgroups", "2", *SMALL_VELLO, "--redefine", "LG_WG_SIZE=0", *VELLO_SMALL_BUFFERS),
+    ),
+    Kernel(
+        "Vello (piet-gpu's tests)",
+        "linebender/vello",
+        "tests/shader/prefix.comp",
+        "19fedf36db2bc558c97d193dcbdba1182777e271",
+        "the first scan at 2 invocations a workgroup (--redefine, file unedited)",
+        ("--workgroups", "2", *SMALL_VELLO, "--redefine", "LG_WG_SIZE=1", *VELLO_SMALL_BUFFERS),
+    ),
+    Kernel(
+        "Vello (piet-gpu's tests)",
+        "linebender/vello",
+        "tests/shader/prefix.comp",
+        "747473bc1817994c5c5f7471a1f49fa3df36f0d6",
+        "the atomic, Vulkan-memory-model scan at 2 invocations a workgroup (--redefine, file unedited)",
+        ("--workgroups", "2", "-D", "ATOMIC", "-D", "VKMM", *SMALL_VELLO, "--redefine", "LG_WG_SIZE=1")
+        + VELLO_SMALL_BUFFERS,
+    ),
+    Kernel(
+        "Jimara (game engine)",
+        "TheDonsky/Jimara",
+        "__Source__/Jimara-Tests/Graphics/Atomics/CriticalSection_SingleLock_Compute.comp",
+        "cb2332b98e2e5d77117dd77d4f3e4582f3162cdb",
+        "the single-lock kernel at 1 invocation a workgroup (--redefine BLOCK_SIZE=1, file unedited)",
+        ("--workgroups", "2", "-I", JIMARA_INCLUDE, "--redefine", "BLOCK_SIZE=1", "--buffer", "values=2"),
+        ("__Source__/Jimara/Graphics/Memory/Jimara_Atomics.glh",),
+    ),
+    Kernel(
+        "Jimara (game engine)",
+        "TheDonsky/Jimara",
+        "__Source__/Jimara-Tests/Graphics/Atomics/CriticalSection_MultiLock_Compute.comp",
+        "cb2332b98e2e5d77117dd77d4f3e4582f3162cdb",
+        "the multi-lock kernel at 1 invocation a workgroup, both workgroups on one lock (values=1)",
+        ("--workgroups", "2", "-I", JIMARA_INCLUDE, "--redefine", "BLOCK_SIZE=1", "--buffer", "values=1"),
         ("__Source__/Jimara/Graphics/Memory/Jimara_Atomics.glh",),
     ),
     Kernel(

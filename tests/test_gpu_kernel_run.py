@@ -331,3 +331,17 @@ def test_leave_break_runs_the_pages_module_and_no_occupiers_into_a_kernel_with_a
     (spec,) = run_cli(tmp_path, [str(LITMUS / "spec_ticket_lock.comp")], *args)["kernels"]
     assert list(spec["shapes"]) == ["alone", "occupied"]
     assert spec["shapes"]["alone"]["outputs"] == "a terminal state of the kernel"
+
+
+def test_the_hlsl_ticket_lock_ends_in_its_terminal_state_not_at_a_loop_cap(engine):
+    """hlsl_spec_ticket_lock.hlsl (Slang's `switch 0` wrapper, gfx-rs/naga#1575):
+    its 2 rounds end, every invocation returns within 2000 checks (a round
+    loop naga never ended would use them all, or meet lavapipe's cut at
+    65535), and the outputs are its terminal state: tickets (4, 4), counter
+    2 rounds x 2 workgroups x 3 increments = 12."""
+    launch, outcome = run(engine, LITMUS / "hlsl_spec_ticket_lock.hlsl", Shape("alone"), iterations=3, budget=2000)
+    for it in outcome.iterations:
+        assert it.finished(launch.invocations) and it.first_site is None
+        assert [(w.done, w.left) for w in it.workgroups] == [(1, 0), (1, 0)]
+    tickets, counted = outcome.buffers[:2]
+    assert struct.unpack("<2I", tickets) == (4, 4) and struct.unpack("<I", counted) == (12,)

@@ -119,6 +119,7 @@ def test_cli_runs_lanes_on_wgpu_and_refuses_a_test_wider_than_a_subgroup(tmp_pat
     assert heuristics == HEURISTICS and list(rows) == ["pc_decreasing.axb", "pc_increasing.axb"]
     meta = json.loads(out.with_suffix(".json").read_text())
     assert (meta["scope"], meta["subgroup_size"], meta["codegen"]) == ("lane", backend.lanes, "per-test")
+    assert meta["geometry"]["lanes_per_subgroup"] == backend.lanes and "subgroup" in meta["geometry"]["plain"]
     wide = tmp_path / "wide.axb"
     wide.write_text(_wide(backend.lanes + 1))
     capsys.readouterr()

@@ -20,6 +20,7 @@ from progress.front.spirv import load, toolchain
 from progress.front.spirv.kept import check_kept
 
 REPRO = Path(__file__).parent / "data" / "repro"
+GUARD = Path(__file__).parent / "data" / "guard"
 ONLY_FAIR = ["may not terminate", "guaranteed to terminate"] + ["may not terminate"] * 4
 HAZARDS = ("hlsl_comparestore.hlsl", "hlsl_spin_legalized.hlsl")
 
@@ -215,3 +216,75 @@ def test_atomics_and_waits_behind_macros_are_asked_for():
     assert found[0].startswith("k:9:5: cc left no read of 'flag' in this loop's condition")
     assert found[1].startswith("k:12:5: cc compiled atomicOr without an atomic instruction (1 of 2 kept here)")
     assert refused(module_of(real), real) == []  # the module that keeps them passes
+
+
+SLANG_ONLY = """RWStructuredBuffer<uint> b;
+[numthreads(1, 1, 1)]
+void main() {
+#ifndef __SLANG__
+    InterlockedAdd(b[0], 1);
+#endif
+    b[1] = 1;
+}
+"""
+
+
+def test_the_guard_preprocesses_hlsl_as_slang_does(tmp_path, monkeypatch, capsys):
+    """Slang defines __SLANG__ (and __SLANG_COMPILER__, __HLSL_VERSION 2018); the guard's HLSL
+    preprocessor did not, so it asked for the atomic of a branch Slang skips."""
+    (tmp_path / "k.hlsl").write_text(SLANG_ONLY)
+    status, out, err = run(["check", "--buffer", "b=2", "k.hlsl"], monkeypatch, capsys, tmp_path)
+    assert status == 0, err
+
+
+def test_a_wait_through_a_function_call_is_guarded(monkeypatch, capsys):
+    """The wait reads b only through load_flag() -> read_at(): glslang's HLSL legalization
+    deleted it and the guard let 11 x P through (the condition names no buffer). Refused now;
+    Slang keeps it (OpFunctionCall at the condition's line) and only fair terminates."""
+    args = ["check", "--workgroups", "2", "--buffer", "b=2", "call_wait.hlsl"]
+    status, out, err = run(args, monkeypatch, capsys, GUARD)
+    assert status == 1, err
+    assert rows(out) == ONLY_FAIR
+    through_glslang(monkeypatch)
+    status, out, err = run(args, monkeypatch, capsys, GUARD)
+    assert status == 2
+    assert (
+        "call_wait.hlsl:15:9: error: glslang (HLSL) left no read of 'b' (through load_flag()) in this loop's condition"
+    ) in err
+
+
+def test_a_read_inlined_from_a_call_keeps_the_wait(monkeypatch, capsys):
+    """glslang's legalization inlines load_flag(): its atomic is at line 7, in the loop's
+    block, and counts for the condition at line 13 (only fair terminates, as through Slang)."""
+    through_glslang(monkeypatch)
+    status, out, err = run(
+        ["check", "--workgroups", "2", "--buffer", "b=2", "call_wait_atomic.hlsl"], monkeypatch, capsys, GUARD
+    )
+    assert status == 1, err
+    assert rows(out) == ONLY_FAIR
+
+
+CALL_SPIN = """#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer B { uint flag; uint data; };
+uint read_flag() { return flag; }
+uint load_flag() { return read_flag(); }
+void main() {
+    uint i = 0u;
+    for (uint j = 0u; j < 3u; j++) { i += j; }
+    while (load_flag() == 0u) {
+    }
+    atomicAdd(data, i);
+}
+"""
+
+
+def test_a_glsl_wait_through_a_function_call_is_guarded():
+    """glslang keeps the call (the read is in read_flag, two calls away): accepted. The same
+    module against a source whose line 8 also waits through load_flag() is refused there
+    (passed before: the condition names no memory)."""
+    module = module_of(CALL_SPIN)
+    assert refused(module, CALL_SPIN) == []
+    moved = CALL_SPIN.replace("for (uint j = 0u; j < 3u; j++)", "while (load_flag() == 2u)      ")
+    found = refused(module, moved)
+    assert found[0] == "k:8:5" and "left no read of 'flag' (through load_flag())" in found[1]

@@ -230,6 +230,16 @@ def test_the_figure_draws_each_run_with_its_own_counts_even_under_one_name():
     assert apart == draw_device_figures(["x", "x"], ["plain"], [{"plain": (1, 0)}, {"plain": (5, 2)}], "svg")
 
 
+def test_lane_scope_runs_are_hatched_and_labelled_in_the_figure():
+    from progress.report.plot import draw_device_figures
+
+    counts = [{"plain": (3, 0)}, {"plain": (3, 0)}]
+    marked = draw_device_figures(["x", "y"], ["plain"], counts, "svg", [False, True]).decode()
+    plain = draw_device_figures(["x", "y"], ["plain"], counts, "svg").decode()
+    assert "y (lanes)" in marked and "x (lanes)" not in marked and "(lanes)" not in plain
+    assert "<pattern" in marked and "<pattern" not in plain  # matplotlib draws a hatch as an SVG pattern
+
+
 def test_two_fresh_imports_give_the_same_database_bytes(tmp_path, oopsla_dir, capsys):
     files = []
     for n in range(2):

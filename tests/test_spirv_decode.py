@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import struct
 import subprocess
+from array import array
 from pathlib import Path
 
 import pytest
@@ -16,10 +17,11 @@ from hypothesis import strategies as st
 from spirv_gen import module_text
 from spirv_oracle import disassemble, ours, same
 
-from progress.errors import InputError
+from progress.errors import InputError, InputErrors
 from progress.front.spirv import tools
 from progress.front.spirv.decode import MAX_BOUND, decode
 from progress.front.spirv.ir import Id
+from progress.front.spirv.load import load_kernel
 
 KERNELS = Path(__file__).parent / "data" / "kernels"
 COMPILED = ("spinlock.comp", "barrier.comp", "message.comp", "spin64.comp", "ballot.comp", "image.comp")
@@ -213,3 +215,52 @@ def test_a_64_bit_constant_takes_two_words():
     words = header() + [(4 << 16) | 21, 2, 64, 0, (5 << 16) | 43, 2, 3, 0x89ABCDEF, 0x01234567]
     constant = decode(pack(words)).instructions[-1]
     assert constant.opcode == "OpConstant" and constant.operands == (0x0123456789ABCDEF,)
+
+
+def test_every_refused_instruction_is_reported_once():
+    """Issue 28: the decoder went on after its first problem; an unknown opcode, a bad
+    enumerant and a constant of a refused type come together (the constant not again),
+    and a framing problem ends the pass with what came before it."""
+    words = header() + [(1 << 16) | 4000, (2 << 16) | 17, 99999, (4 << 16) | 21, 3, 99, 0]
+    words += [(4 << 16) | 43, 3, 4, 7, (1 << 16) | 4001, (9 << 16) | 17, 1]
+    with pytest.raises(InputErrors) as caught:
+        decode(pack(words), "bad.spv")
+    assert [e.message for e in caught.value.errors] == [
+        "bad.spv: word 5: unknown opcode 4000",
+        "bad.spv: word 6 (OpCapability): 99999 is not a Capability value",
+        "bad.spv: word 8 (OpTypeInt): OpTypeInt width 99 is not in 1..64",
+        "bad.spv: word 16: unknown opcode 4001",
+        "bad.spv: word 17 (OpCapability): word count 9 runs past the end of the module (19 words)",
+    ]
+
+
+MANY_PROBLEMS = """#version 450
+layout(local_size_x = 2) in;
+layout(std430, binding = 0) buffer B { uint data[]; };
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    atomicAdd(data[1], 2u);
+    data[i + 2u] = data[i] * 3u;
+    float f = float(i);
+    data[0] = uint(f);
+}
+"""
+
+
+def test_a_binarys_refusals_come_at_their_lines_with_the_subsets(tmp_path):
+    """Issue 28 ("refusals come one at a time"): two instructions the grammar lacks (opcodes
+    patched to 4000) and a float outside the subset, in one report at their lines; before,
+    only `word 339: unknown opcode 4000`, without a line."""
+    (tmp_path / "k.comp").write_text(MANY_PROBLEMS)
+    binary = glslang(tmp_path / "k.comp", tmp_path / "k.spv", "-g")
+    words = array("I")
+    words.frombytes(binary)
+    for inst in decode(binary).instructions:
+        if inst.opcode in ("OpAtomicIAdd", "OpIMul"):
+            words[inst.word_offset] = (words[inst.word_offset] & 0xFFFF0000) | 4000
+    with pytest.raises(InputErrors) as caught:
+        load_kernel(words.tobytes(), "k.spv", "spv")
+    found = [(e.position.line if e.position else None, e.message) for e in caught.value.errors]
+    unknown = [line for line, message in found if message.endswith(": unknown opcode 4000")]
+    assert unknown == [6, 7]
+    assert {line for line, message in found if "floating point is not supported" in message} >= {8, 9}

@@ -620,3 +620,28 @@ def test_no_server_path_is_published(client, site):
     assert client.get("/api/runs").json()["runs"][0]["source"] == "rtx4k.csv"
     for address in ("/devices", "/device/Quadro%20RTX%204000", "/devices.json", "/devices.csv", "/summary.json"):
         assert "/srv/secret" not in client.get(address).text, address
+
+
+def test_a_lane_scope_run_is_tagged_on_the_devices_pages(client, site):
+    from progress.gpu import records
+
+    body = submission(site)
+    small = site.suites["small"]
+    header = {
+        "name": "lanes",
+        "device": "NVIDIA H200",
+        "backend": "wgpu-vulkan",
+        "driver": "",
+        "date": "2026-12-02T16:42:07Z",
+        "variant": "intra-warp (progress run --scope lane)",
+        "heuristics": ["plain", "rr", "chunked"],
+        "iterations": 4,
+        "settings": {"deadline_s": 0.05},
+    }
+    with open_database(site.db, writable=True) as database:
+        database.import_runs([records.submitted_run(small.record, small.hash, header, body["results"])])
+    for address in ("/devices", "/device/NVIDIA%20H200"):
+        page = client.get(address).text
+        assert page.count("/glossary#lane-scope") >= 1, address  # the run, tagged (the device page: twice)
+    assert "lane scope" in client.get("/glossary").text
+    assert client.get("/devices").text.count("/glossary#lane-scope") == 1  # not the other runs

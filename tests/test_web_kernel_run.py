@@ -218,3 +218,16 @@ def test_the_page_offers_the_kernels_and_the_launch_fields(client):
     assert 'name="workgroups"' in page.text and "kernel.js" in page.text
     assert client.get("/kernel/run", params={"example": "nope"}).status_code == 404
     assert "<noscript>" in page.text  # without its script the page runs nothing, and says so
+
+
+def test_the_pages_wgsl_leaves_the_hlsl_round_loop_and_a_switch_break_is_refused(client):
+    """The page's WGSL goes through naga too (gfx-rs/naga#1575): Slang's
+    `switch 0` wrapper is dropped, so no loop exit is a `break` inside a
+    switch; a switch with cases that breaks its loop is refused."""
+    from benchmarks.naga_loop_exits import breaks
+
+    planned = plan(client, "hlsl_spec_ticket_lock.hlsl", "hlsl")
+    assert not [b for b in breaks(planned["wgsl"]) if b.misplaced]
+    text = (REPO / "tests" / "data" / "kernels" / "run" / "switch_break.spvasm").read_text()
+    answer = client.post("/api/kernel/plan", params={"lang": "spvasm"}, content=text)
+    assert answer.status_code == 400 and "gfx-rs/naga#1575" in answer.json()["error"]

@@ -66,7 +66,9 @@ def devices_command(db, fmt, chosen, diff, plot, list_limit, max_states):
 
         names = [item.info.name for item in runs]
         counts = [devices.figures(item) for item in runs]
-        write_file(plot, draw_device_figures(names, list(devices.INTER_WORKGROUP), counts, plot.suffix.lower()[1:]))
+        lanes = [devices.scope_of(item.info) == "lane" for item in runs]
+        figure = draw_device_figures(names, list(devices.INTER_WORKGROUP), counts, plot.suffix.lower()[1:], lanes)
+        write_file(plot, figure)
     if fmt == "json":
         write_stdout(json.dumps(device_tables.as_json(rows, runs), indent=2) + "\n")
         return

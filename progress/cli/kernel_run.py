@@ -21,6 +21,7 @@ from pathlib import Path
 import click
 
 from progress.back.spirv_deadline import InstrumentError, instrument
+from progress.back.spirv_naga import for_naga
 from progress.cli.inputs import display, read_bytes
 from progress.cli.outputs import write_file
 from progress.core.analyze import check_system, queries_for
@@ -73,8 +74,9 @@ def prepared(
 def kernel_launch(loaded: LoadedKernel, name: str, leave: str = "return", occupiers: bool = True) -> KernelLaunch:
     """The loaded kernel instrumented (spirv-val checked) with its buffers, push constants included."""
     plans = buffer_plans(loaded, name)
+    module = for_naga(loaded.module, name, validation_errors)  # a branch naga would mistranslate: rewritten, or exit 2
     try:
-        done = instrument(loaded.module, loaded.entry.name, leave=leave, occupiers=occupiers)
+        done = instrument(module, loaded.entry.name, leave=leave, occupiers=occupiers)
     except InstrumentError as error:
         raise InputError(f"{name}: the deadline instrumentation cannot take this kernel: {error}") from None
     complaint = validation_errors(done.binary)

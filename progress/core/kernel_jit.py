@@ -1,8 +1,9 @@
 """The compiled explorer for kernels (issue 29): breadth-first search over
 packed states with numba, driven by the kernel's own step tables.
 
-A state is a row of uint32 words, the `System`'s flat tuple as it is: the
-shared cells, then one interned local-state number per unit (invocation).
+A state is the `System`'s flat tuple (the shared cells, then one interned
+local-state number per unit: invocation), stored collapsed as uint32 words:
+the cells, then one number per workgroup for its units' local states.
 A step is looked up, never interpreted, in three tables that the kernel
 (`Tabled`, implemented by progress/front/spirv/kernel.py) fills on demand:
 
@@ -20,10 +21,11 @@ increasing order, one step each, a LOOPING unit stepping to its own state,
 a barrier released in the step of its last arrival) this explorer repeats
 exactly: tests/test_kernel_jit.py compares the two graphs.
 
-Memory per stored state: 4 bytes per word of the row, 16 in the hash table
-(at most half full), 8 for its first edge's index and 8 for its
-breadth-first parent; 8 per edge (unit, destination). Importing this module
-loads numba.
+Memory per stored state: 4 bytes per word of the row, which is collapsed
+(the cells, then one number per workgroup for its slice of local states,
+kept once in a slice store), 16 in the hash table (at most half full), 8
+for its first edge's index and 8 for its breadth-first parent; 8 per edge
+(unit, destination). Importing this module loads numba.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ SPAN = np.int64(1) << 32
 DONE, MISS_ACCESS, MISS_RESULT, MISS_RELEASE, FULL, BOUND, PAUSE, BROKEN, ROUND = 0, 1, 2, 3, 4, 5, 6, 7, 8
 RELEASED = 9
 """`_step_row`: done, and the step released its workgroup."""
+SLICES_FULL = 10
+"""`explore`: the store of workgroup slices (or its table) is full."""
 OWNED_BY_NONE, READONLY = -1, -2
 """`owner[cell]` of a reduced exploration: the unit, or one of these."""
 CHAIN = 1 << 16
@@ -183,6 +187,21 @@ def _find_state(table, keys, row):
         if same:
             return slot, index
         slot = (slot + 1) & mask
+
+
+@njit(cache=True)
+def intern_slice(stable, slices, nslices, buf):
+    """(number, new count) of the workgroup slice `buf` (its units' local
+    states) in the slice store; number -1 when the store or its table is full."""
+    slot, found = _find_state(stable, slices, buf)
+    if found >= 0:
+        return found, nslices
+    if nslices >= slices.shape[0] or 2 * (nslices + 1) > stable.shape[0]:
+        return -1, nslices
+    for i in range(buf.shape[0]):
+        slices[nslices, i] = buf[i]
+    stable[slot] = nslices
+    return nslices, nslices + 1
 
 
 @njit(cache=True)
@@ -333,6 +352,7 @@ def explore(
     rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval, rnext,
     lkeys, lvals, max_states, miss, until,
     red, owner, awr, aseen, init_loc, missrow, sym, idfree, einexact,
+    units, slices, stable, nslices,
 ):  # fmt: skip
     """Expand states s, s+1, ... until all are expanded (DONE), a table
     lacks an entry (MISS_*: `miss` holds the unit, then more), the store is
@@ -345,12 +365,20 @@ def explore(
     in `aseen`, and one that contradicts `owner` stops it (BROKEN). With `sym`,
     the states are section 12's representatives (`_canonical_group` on the
     stepping workgroup; `idfree[local]`), and einexact[e] says whether edge e
-    was not exact."""
-    width = keys.shape[1]
-    units = width - ncells
+    was not exact.
+
+    A stored state is collapsed: its cells, then one number per workgroup,
+    that of its units' local states (a *slice*) in `slices` (`stable` its hash
+    table, nslices[0] its count; SLICES_FULL when full). A state being
+    expanded is unpacked into a full row first (`missrow` too on a miss)."""
+    width = ncells + units
+    groups = units // per_group
     cap = keys.shape[0]
     ecap = eunit.shape[0]
     row = np.empty(width, np.uint32)
+    cur = np.empty(width, np.uint32)
+    packed = np.empty(keys.shape[1], np.uint32)
+    slicebuf = np.empty(per_group, np.uint32)
     vals = np.empty(64, np.int64)
     sbuf = np.empty(max(1, per_group), np.uint32)
     sat = np.empty(max(1, per_group), np.int64)
@@ -358,8 +386,14 @@ def explore(
         if s >= until:
             return PAUSE, s, count, nedges
         nedges = estart[s]
+        for c in range(ncells):
+            cur[c] = keys[s, c]
+        for g in range(groups):
+            sid = keys[s, ncells + g]
+            for i in range(per_group):
+                cur[ncells + g * per_group + i] = slices[sid, i]
         for u in range(units):
-            local = np.int64(keys[s, ncells + u])
+            local = np.int64(cur[ncells + u])
             kind = status[local]
             if kind == WAITING or kind == RETURNED:
                 continue
@@ -375,7 +409,9 @@ def explore(
             aid = map_get(akeys, avals, u * SPAN + local)
             if aid < 0:
                 miss[0] = u
-                miss[3] = 0
+                for w in range(width):
+                    missrow[w] = cur[w]
+                miss[3] = 1
                 return MISS_ACCESS, s, count, nedges
             if red:
                 aseen[aid] = 1
@@ -391,15 +427,17 @@ def explore(
                 vals = np.empty(2 * length, np.int64)
             base = acoff[aid]
             for i in range(length):
-                vals[i] = keys[s, acells[base + i]]
+                vals[i] = cur[acells[base + i]]
             _, rid = result_find(rtable, raid, rvoff, rvals, aid, vals, 0, length)
             if rid < 0:
                 miss[0] = u
                 miss[1] = aid
-                miss[3] = 0
+                for w in range(width):
+                    missrow[w] = cur[w]
+                miss[3] = 1
                 return MISS_RESULT, s, count, nedges
             for w in range(width):
-                row[w] = keys[s, w]
+                row[w] = cur[w]
             new_local = rnext[rid]
             row[ncells + u] = new_local
             if status[new_local] == WAITING:
@@ -437,15 +475,27 @@ def explore(
             inexact = False
             if sym:
                 inexact = _canonical_group(row, group[u] * per_group, per_group, ncells, idfree, sbuf, sat)
-            slot, dst = _find_state(table, keys, row)
+            g = group[u]
+            for i in range(per_group):
+                slicebuf[i] = row[ncells + g * per_group + i]
+            sid, grown = intern_slice(stable, slices, nslices[0], slicebuf)
+            if sid < 0:
+                return SLICES_FULL, s, count, nedges
+            nslices[0] = grown
+            for c in range(ncells):
+                packed[c] = row[c]
+            for h in range(groups):
+                packed[ncells + h] = keys[s, ncells + h]
+            packed[ncells + g] = sid
+            slot, dst = _find_state(table, keys, packed)
             if dst < 0:
                 if count >= cap or 2 * (count + 1) > table.shape[0]:
                     return FULL, s, count, nedges
                 if count >= max_states:
                     return BOUND, s, count, nedges
                 dst = count
-                for w in range(width):
-                    keys[dst, w] = row[w]
+                for w in range(packed.shape[0]):
+                    keys[dst, w] = packed[w]
                 table[slot] = dst
                 parent_src[dst] = s
                 parent_unit[dst] = u
@@ -625,6 +675,9 @@ class Graph:
     parent_unit: np.ndarray
     deadlocks: tuple[int, ...]
     tables: Tables
+    slices: np.ndarray
+    """The workgroup slices (rows of local-state numbers) that `keys` rows name after their cells."""
+    ncells: int
     inexact: np.ndarray | None = None
     """Of a quotient exploration: per edge, whether it was not exact (section 12)."""
 
@@ -633,11 +686,14 @@ class Graph:
         return int(self.estart[self.count])
 
     def state(self, s: int) -> tuple[int, ...]:
-        return tuple(int(v) for v in self.keys[s])
+        """State s as the kernel's flat tuple (cells, then every unit's local state)."""
+        row = self.keys[s]
+        cells = [int(v) for v in row[: self.ncells]]
+        return tuple(cells + [int(v) for sid in row[self.ncells :] for v in self.slices[sid]])
 
     def bytes(self) -> int:
         """What the graph holds in memory (the arrays at their capacity, step tables included)."""
-        arrays = (self.keys, self.estart, self.eunit, self.edst, self.parent_src, self.parent_unit)
+        arrays = (self.keys, self.estart, self.eunit, self.edst, self.parent_src, self.parent_unit, self.slices)
         return sum(a.nbytes for a in arrays) + 16 * max(1, self.count) + self.tables.bytes()
 
 
@@ -689,11 +745,22 @@ def explore_kernel(
     start = kernel.initial if reduction is None else reduction.initial
     if symmetric:
         start = kernel.canonical(start, kernel.interchangeable())  # type: ignore[attr-defined]
-    initial = np.array(start, np.uint32)
+    full = np.array(start, np.uint32)
     ncells = kernel.n_cells
+    per_group = kernel.per_group
+    units = full.shape[0] - ncells
     init_loc = np.array(kernel.initial[ncells:], np.int64)
     owner = np.zeros(1, np.int64) if reduction is None else reduction.owner
-    missrow = np.zeros(initial.shape[0], np.uint32)
+    missrow = np.zeros(full.shape[0], np.uint32)
+    slices = np.zeros((1024, per_group), np.uint32)
+    stable = np.full(4096, FREE, np.int64)
+    nslices = np.zeros(1, np.int64)
+    initial = np.zeros(ncells + units // per_group, np.uint32)
+    initial[:ncells] = full[:ncells]
+    for g in range(units // per_group):
+        first = ncells + g * per_group
+        sid, nslices[0] = intern_slice(stable, slices, nslices[0], full[first : first + per_group].copy())
+        initial[ncells + g] = sid
     width = initial.shape[0]
     tables = Tables(kernel)
     if symmetric:
@@ -713,7 +780,7 @@ def explore_kernel(
     miss = np.zeros(4, np.int64)
     count, s, nedges = 1, 0, 0
     limit = np.int64(max_states if max_states is not None else np.iinfo(np.int64).max)
-    chunk = max(16, CHUNK // max(1, width - ncells))  # states per look at the clock: fewer when each has many units
+    chunk = max(16, CHUNK // max(1, units))  # states per look at the clock: fewer when each has many units
     while True:
         t = tables
         code, s, count, nedges = explore(
@@ -723,7 +790,7 @@ def explore_kernel(
             t.rtable, t.raid.array, t.rvoff.array, t.rvals.array, t.rwoff.array, t.rwlen.array, t.rwat.array,
             t.rwval.array, t.rnext.array, t.release.keys, t.release.values, limit, miss, s + chunk,
             reduction is not None, owner, t.awr.array, t.aseen.array, init_loc, missrow,
-            symmetric, t.idfree.array, einexact,
+            symmetric, t.idfree.array, einexact, units, slices, stable, nslices,
         )  # fmt: skip
         if code in (DONE, BROKEN, ROUND) and reduction is not None:
             reduction.seen.extend(tables.seen())
@@ -742,12 +809,13 @@ def explore_kernel(
                 budget.check_memory(count)
         elif code == MISS_ACCESS:
             u = int(miss[0])
-            at = missrow if miss[3] else keys[s]
-            tables.add_access(u, int(at[ncells + u]))
+            tables.add_access(u, int(missrow[ncells + u]))
         elif code == MISS_RESULT:
             u = int(miss[0])
-            at = missrow if miss[3] else keys[s]
-            tables.add_result(u, int(at[ncells + u]), int(miss[1]), at)
+            tables.add_result(u, int(missrow[ncells + u]), int(miss[1]), missrow)
+        elif code == SLICES_FULL:
+            slices = _grow2(slices, 2 * slices.shape[0])
+            stable = rehash_states(slices, int(nslices[0]), 4 * slices.shape[0])
         elif code == MISS_RELEASE:
             tables.add_release(int(miss[1]), int(miss[2]))
         else:  # FULL: the store, its table or the edges
@@ -764,15 +832,17 @@ def explore_kernel(
                 if symmetric:
                     einexact = _grow1(einexact, 2 * einexact.shape[0], 0)
         tables.sync()
-    finished = _finished_states(keys, count, estart, tables.status.array, ncells)
+    slices = slices[: int(nslices[0])]
+    finished = _finished_states(keys, count, slices, tables.status.array, ncells)
     deadlocks = tuple(int(x) for x in np.nonzero((estart[1 : count + 1] == estart[:count]) & ~finished)[0])
     inexact = einexact[: int(estart[count])] if symmetric else None
-    return Graph(keys, count, estart, eunit, edst, parent_src, parent_unit, deadlocks, tables, inexact)
+    return Graph(keys, count, estart, eunit, edst, parent_src, parent_unit, deadlocks, tables, slices, ncells, inexact)
 
 
-def _finished_states(keys: np.ndarray, count: int, estart: np.ndarray, status: np.ndarray, ncells: int) -> np.ndarray:
-    """Whether every unit of each state has returned."""
-    return np.asarray((status[keys[:count, ncells:]] == RETURNED).all(axis=1))
+def _finished_states(keys: np.ndarray, count: int, slices: np.ndarray, status: np.ndarray, ncells: int) -> np.ndarray:
+    """Whether every unit of each state has returned (every unit of each of its slices)."""
+    done = (status[slices] == RETURNED).all(axis=1)
+    return np.asarray(done[keys[:count, ncells:]].all(axis=1))
 
 
 def _grow1(array: np.ndarray, size: int, fill: int) -> np.ndarray:

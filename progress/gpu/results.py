@@ -89,7 +89,9 @@ def metadata(backend_info: dict, settings: Settings, tests: int, paths: list[str
         "iterations": settings.iterations,
         "deadline_s": settings.deadline_s,
         "instances": settings.instances if settings.instances is not None else "auto",
-        "geometry": {
+        "geometry": _lane_geometry(backend_info.get("subgroup_size") or 32)
+        if backend_info.get("scope") == "lane"
+        else {
             "threads_per_workgroup": 1,
             "plain": "N workgroups, 1 instance",
             "rr": "N*M workgroups; w -> instance w div N, thread w mod N",
@@ -99,6 +101,18 @@ def metadata(backend_info: dict, settings: Settings, tests: int, paths: list[str
         "atomics": "exchange: atomic exchange; no exchange: value-preserving atomic OR with 0; relaxed",
         "tests": tests,
         "paths": paths,
+    }
+
+
+def _lane_geometry(lanes: int) -> dict:
+    """The layout of a `--scope lane` run (`heuristics.lane_slot`), subgroups of `lanes`."""
+    return {
+        "lanes_per_subgroup": lanes,
+        "plain": "one workgroup, one subgroup; lane t runs thread t of 1 instance",
+        "rr": f"K = floor({lanes}/N) instances per subgroup; lane l of workgroup b -> instance b*K + l div N, "
+        "thread l mod N",
+        "chunked": f"K = floor({lanes}/N) instances per subgroup; lane l of workgroup b -> instance b*K + l mod K, "
+        "thread l div K",
     }
 
 

@@ -89,12 +89,18 @@ def _stack_bars(axes: Axes, labels: list[str], values: dict[str, list[float]]) -
 
 
 def draw_device_figures(
-    runs: list[str], heuristics: list[str], counts: list[dict[str, tuple[int, int]]], fmt: str
+    runs: list[str],
+    heuristics: list[str],
+    counts: list[dict[str, tuple[int, int]]],
+    fmt: str,
+    lanes: list[bool] | None = None,
 ) -> bytes:
     """The paper's Fig. 12 for many runs: one panel per heuristic, per run a bar of
     tests failing in every iteration with the tests failing in some on top.
     `counts[i][heuristic]` is (deterministic, nondeterministic) of the run
-    labelled `runs[i]` (labels may repeat); a run without a heuristic gets no bar there."""
+    labelled `runs[i]` (labels may repeat); a run without a heuristic gets no bar there.
+    `lanes[i]` marks a run whose test threads were lanes of one subgroup (judged
+    at the lane scope): its bars are hatched and its label ends in "(lanes)"."""
     import matplotlib
     from matplotlib.figure import Figure
 
@@ -103,13 +109,24 @@ def draw_device_figures(
         figure = Figure(figsize=(3.2 * len(heuristics), 3.6), dpi=120)
         panels = figure.subplots(1, len(heuristics), squeeze=False, sharey=True)[0]
         top = max([sum(c) for run in counts for c in run.values()] + [1])
+        marked = lanes or [False] * len(runs)
+        labels = [f"{name} (lanes)" if lane else name for name, lane in zip(runs, marked)]
+        hatches = ["//" if lane else "" for lane in marked]
         for axes, heuristic in zip(panels, heuristics):
             always = [run.get(heuristic, (0, 0))[0] for run in counts]
             sometimes = [run.get(heuristic, (0, 0))[1] for run in counts]
-            axes.bar(range(len(runs)), always, color="#4C72B0", width=0.7, label="every iteration")
-            axes.bar(range(len(runs)), sometimes, bottom=always, color="#DD8452", width=0.7, label="some iterations")
+            axes.bar(range(len(runs)), always, color="#4C72B0", width=0.7, label="every iteration", hatch=hatches)
+            axes.bar(
+                range(len(runs)),
+                sometimes,
+                bottom=always,
+                color="#DD8452",
+                width=0.7,
+                label="some iterations",
+                hatch=hatches,
+            )
             axes.set_title(heuristic, fontsize=9)
-            axes.set_xticks(list(range(len(runs))), runs, rotation=60, ha="right", fontsize=7)
+            axes.set_xticks(list(range(len(runs))), labels, rotation=60, ha="right", fontsize=7)
             axes.set_ylim(0, top * 1.05)
         panels[0].set_ylabel("failing tests")
         panels[0].legend(frameon=False, fontsize=7)

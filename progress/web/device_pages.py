@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from urllib.parse import quote
 
 from progress.gpu.conform import ModelConformance
+from progress.gpu.devices import scope_of
 from progress.gpu.results import summary as failures_by_heuristic
 from progress.models.base import ProgressModel
 from progress.web.glossary import model_term, term
@@ -54,6 +55,9 @@ def cell(item: ModelConformance, run: RunView) -> str:
 
 def tags(run: RunView) -> str:
     found = []
+    if scope_of(run.info) == "lane":
+        why = "the test's threads ran as lanes of one subgroup: each model M is judged as (fair, fair, M)"
+        found.append(f"<span class=tag title={attr(why)}>{term('lane scope', 'lanes')}</span>")
     if run.software:
         found.append(f"<span class=tag>{term('software adapter', 'software')}</span>")
     if run.partial:

@@ -190,6 +190,13 @@ GROUPS: tuple[tuple[str, tuple[Term, ...]], ...] = (
             ),
             Term("violates", "Some conformance test of the model failed on the device (the count says how many)."),
             Term(
+                "lane scope",
+                "A run whose test threads were the lanes of one subgroup (a warp) of one workgroup, as the "
+                "paper's intra-warp runs and progress run --scope lane: each model M is judged as (fair, fair, M), "
+                "M scheduling the lanes.",
+                doc="gpu#lanes---scope-lane",
+            ),
+            Term(
                 "software adapter",
                 "A CPU implementation of the GPU API (SwiftShader, llvmpipe): its scheduling says nothing about GPUs.",
                 doc="web#what-swiftshader-s-verdicts-mean",

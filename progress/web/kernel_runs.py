@@ -42,6 +42,7 @@ from progress.back.spirv_checks import (
     WORKGROUPS,
 )
 from progress.back.spirv_deadline import InstrumentError, instrument
+from progress.back.spirv_naga import for_naga
 from progress.core.analyze import check_system, queries_for
 from progress.core.lts import terminal_memories
 from progress.errors import Inconclusive, InputError
@@ -96,8 +97,10 @@ def prepare(text: str, language: str, fields: LaunchFields, limits: Limits) -> P
     loaded = load_text(text, language, fields, limits)
     name = SOURCES[language]
     barrier = any(i.opcode == "OpControlBarrier" for i in loaded.module.instructions)
+    # what naga would mistranslate: rewritten, or refused
+    module = for_naga(loaded.module, name, lambda b: validation_errors(b, tool_limits(limits)))
     try:
-        done = instrument(loaded.module, loaded.entry.name, leave="break", occupiers=not barrier)
+        done = instrument(module, loaded.entry.name, leave="break", occupiers=not barrier)
     except InstrumentError as error:
         raise InputError(f"{name}: the deadline instrumentation cannot take this kernel: {error}") from None
     complaint = validation_errors(done.binary, tool_limits(limits))

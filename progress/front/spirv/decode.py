@@ -1,7 +1,15 @@
 """Decode a SPIR-V binary into a `Module`, operands typed by the grammar.
 
 Contract: `decode(data, path)` returns a Module or raises InputError (exit 2)
-naming `path`, the word offset and, inside an instruction, its name: a
+naming `path`, the word offset and, inside an instruction, its name. Problems
+that leave no reliable structure (the header's, a truncated binary, a bad magic
+number, a word count of 0 or one running past the end) stop the pass; every
+other one is collected and the pass goes on with the next instruction, so all
+of them come as one `DecodeErrors`, which also holds the instructions decoded
+(each refused one an OpNop at its offset, for `located` to give it the source
+line in force there). A value that only fails because an earlier refused
+instruction defined what it needs (the type of a constant) is not reported again.
+The problems: a
 truncated header or instruction, a bad magic number, a word count of 0 or
 one running past the end, an unknown opcode or enumerant (but a SourceLanguage newer than the grammar,
 only debug information: `DEBUG_KINDS`), operands that
@@ -25,8 +33,9 @@ import sys
 from array import array
 from collections import deque
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-from progress.errors import InputError
+from progress.errors import InputError, InputErrors
 from progress.front.spirv.grammar import Grammar, InstructionSpec, OperandSpec, core_grammar, ext_grammar
 from progress.front.spirv.ir import Id, Instruction, Module, Operand
 
@@ -47,35 +56,78 @@ class _Fault(Exception):
     """A problem inside one instruction; `decode` adds the file and offset."""
 
 
+class _Cascade(_Fault):
+    """A fault caused by an earlier refused instruction (not reported again)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One refused instruction: its word offset, its name (None: unknown opcode), what is wrong."""
+
+    offset: int
+    name: str | None
+    problem: str
+
+    def where(self) -> str:
+        return f"word {self.offset}" + (f" ({self.name})" if self.name else "")
+
+
+class DecodeErrors(InputErrors):
+    """Every problem the decoder found (see the module's contract); `partial`: the
+    module as far as it was read, each refused instruction an OpNop at its offset."""
+
+    def __init__(self, path: str, problems: list[Problem], partial: Module):
+        super().__init__([InputError(f"{path}: {p.where()}: {p.problem}") for p in problems])
+        self.path = path
+        self.problems = tuple(problems)
+        self.partial = partial
+
+    def located(self, lined: Module) -> list[InputError]:
+        """Each problem at the source line `lined` (`partial` with its lines attached)
+        has for its offset, else by its word offset as before."""
+        sources = {inst.word_offset: inst.source for inst in lined.instructions}
+        found: list[InputError] = []
+        for problem, unlocated in zip(self.problems, self.errors, strict=True):
+            source = sources.get(problem.offset)
+            if source is None or source.line <= 0:
+                found.append(unlocated)
+            else:
+                found.append(InputError(f"{problem.where()}: {problem.problem}", source.position()))
+        return found
+
+
 def decode(data: bytes, path: str = "<spirv>", grammar: Grammar | None = None) -> Module:
     """The module in `data` (see the module's contract)."""
     words = _words(data, path)
     version, generator, bound = _header(words, path)
     decoder = _Decoder(grammar or core_grammar(), bound)
     instructions: list[Instruction] = []
+    problems: list[Problem] = []
     offset = HEADER_WORDS
     while offset < len(words):
         head = words[offset]
         count, opcode = head >> 16, head & 0xFFFF
         spec = decoder.grammar.instructions.get(opcode)
         name = spec.name if spec else f"opcode {opcode}"
-        if count == 0:
-            raise _error(path, offset, name, "word count 0")
-        if offset + count > len(words):
-            raise _error(path, offset, name, f"word count {count} runs past the end of the module ({len(words)} words)")
-        if spec is None:
-            raise _error(path, offset, None, f"unknown opcode {opcode}")
+        if count == 0 or offset + count > len(words):  # no instruction boundary can be trusted after this
+            past = f"word count {count} runs past the end of the module ({len(words)} words)"
+            problems.append(Problem(offset, name, "word count 0" if count == 0 else past))
+            break
         try:
+            if spec is None:
+                raise _Fault(f"unknown opcode {opcode}")
             instructions.append(decoder.instruction(spec, words[offset + 1 : offset + count], offset))
         except _Fault as fault:
-            raise _error(path, offset, name, str(fault)) from None
+            if spec is not None:
+                decoder.refused(spec, words[offset + 1 : offset + count])
+            if not isinstance(fault, _Cascade):
+                problems.append(Problem(offset, spec.name if spec else None, str(fault)))
+            instructions.append(Instruction("OpNop", None, None, (), offset))
         offset += count
-    return Module(version, generator, bound, tuple(instructions))
-
-
-def _error(path: str, offset: int, name: str | None, problem: str) -> InputError:
-    where = f"{path}: word {offset}" + (f" ({name})" if name else "")
-    return InputError(f"{where}: {problem}")
+    module = Module(version, generator, bound, tuple(instructions))
+    if problems:
+        raise DecodeErrors(path, problems, module)
+    return module
 
 
 def _words(data: bytes, path: str) -> array[int]:
@@ -116,6 +168,14 @@ class _Decoder:
         self.result_types: dict[int, int] = {}
         self.ext_sets: dict[int, str] = {}
         self.defined: set[int] = set()
+        self.poisoned: set[int] = set()
+        """Results of refused instructions: what needs them fails as a `_Cascade`."""
+
+    def refused(self, spec: InstructionSpec, words: array[int]) -> None:
+        """Note the result id of a refused instruction (when its words hold one)."""
+        at = next((n for n, slot in enumerate(spec.operands) if slot.kind == "IdResult"), None)
+        if at is not None and at < len(words):
+            self.poisoned.add(words[at])
 
     def instruction(self, spec: InstructionSpec, words: array[int], offset: int) -> Instruction:
         reader = _Reader(words)
@@ -183,6 +243,8 @@ class _Decoder:
 
     def width_of(self, type_id: int | None) -> int:
         width = self.widths.get(type_id or 0)
+        if width is None and type_id in self.poisoned:
+            raise _Cascade(f"the literal's type %{type_id} was refused")
         if width is None:
             raise _Fault(f"the literal's type %{type_id} is not a declared integer or float type")
         return width
@@ -220,6 +282,8 @@ class _Decoder:
     def ext_instruction(self, number: int, before: list[Operand], pending: deque[OperandSpec]) -> Operand:
         set_id = before[0].value if before and isinstance(before[0], Id) else 0
         set_name = self.ext_sets.get(set_id)
+        if set_name is None and set_id in self.poisoned:
+            raise _Cascade(f"%{set_id}'s import was refused")
         if set_name is None:
             raise _Fault(f"%{set_id} is not an imported extended instruction set")
         grammar = ext_grammar(set_name)

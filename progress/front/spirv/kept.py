@@ -13,9 +13,14 @@ compiler)` compares the module, as the compiler produced it (before any
 - every loop (`while`, `for`, `do ... while`) whose condition names a
   memory variable (a global that is not `const` or `static`: a buffer, its
   members, `shared`/`groupshared`, a uniform) other than in an array's
-  `.length()` (which reads no memory) must keep a read of memory (an
-  `OpLoad` not from a function-local variable, or an `OpAtomic*`) at the
-  lines of its condition.
+  `.length()` (which reads no memory), or calls a function of the source
+  that names one (itself or through the functions it calls: `while
+  (load_flag(i) == 0)`), must keep a read of memory (an `OpLoad` not from a
+  function-local variable, an `OpAtomic*`, or an `OpFunctionCall` of a
+  function whose code keeps such a read, itself or through its calls) at the
+  lines of its condition; a compiler that inlined the call leaves the read at
+  the called function's lines, which count when they are in a block (of the
+  caller) that also has code at the condition's lines.
 
 `sources` maps each file name the module's lines use to that file's text and
 the text as the preprocessor leaves it (inactive `#if` branches blank, macros
@@ -72,18 +77,21 @@ def check_kept(module: Module, sources: Mapping[str, tuple[str, str]], kind: str
     if not lines:
         return
     atomics = _atomic_lines(module)
-    reads = _read_lines(module)
+    reads, blocks = _read_lines(module)
     texts = {file: _scanned(raw, active) for file, (raw, active) in sources.items()}
     memory = _memory_names(module).union(*(_declared_memory(text) for text in texts.values()))
     functions = [(file, *found) for file, text in texts.items() for found in _functions(text)]
     present = _present(functions, texts, lines)
+    readers = _readers(functions, texts, memory)
+    inlined = _Inlined(functions, texts, blocks)
     problems: list[InputError] = []
     for file, name, _first, _last, body in functions:
         if name not in present:
             continue
         raw, text = sources[file][0], texts[file]
         problems += _missing_atomics(file, raw, text, body, atomics.get(file, []), kind, compiler)
-        problems += _deleted_waits(file, raw, text, body, reads.get(file, set()), memory, compiler)
+        wait = _Wait(reads.get(file, set()), memory, readers, inlined)
+        problems += _deleted_waits(file, raw, text, body, wait, compiler)
     if problems:
         raise InputErrors.joined(problems)
 
@@ -102,6 +110,83 @@ def _present(
             present.add(callee)
             pending.append(callee)
     return present
+
+
+def _readers(
+    functions: list[tuple[str, str, int, int, tuple[int, int]]], texts: Mapping[str, str], memory: set[str]
+) -> dict[str, str]:
+    """Function name -> the memory it names (the first), itself or through the functions
+    of the source it calls, transitively; functions that name none are left out."""
+    bodies = {name: texts[file][body[0] : body[1]] for file, name, _, _, body in functions if name}
+    found = {name: _named_memory(body, memory) for name, body in bodies.items()}
+    readers = {name: named[0] for name, named in found.items() if named}
+    calls = {name: _called(body) & bodies.keys() for name, body in bodies.items()}
+    changed = True
+    while changed:  # each round adds a function or ends: at most one round per function
+        changed = False
+        for name in sorted(bodies.keys() - readers.keys()):
+            through = sorted(calls[name] & readers.keys())
+            if through:
+                readers[name], changed = readers[through[0]], True
+    return readers
+
+
+_Block = tuple[frozenset[tuple[str, int]], frozenset[tuple[str, int]]]
+"""A block of the module: the (file, line) of its code, and those of its reads of memory."""
+
+
+class _Inlined:
+    """Whether a call's reads were inlined into a block: the functions' line ranges, the
+    functions each calls (transitively), and the module's blocks."""
+
+    def __init__(
+        self,
+        functions: list[tuple[str, str, int, int, tuple[int, int]]],
+        texts: Mapping[str, str],
+        blocks: list[_Block],
+    ):
+        self.ranges: dict[str, list[tuple[str, int, int]]] = {}
+        bodies: dict[str, str] = {}
+        for file, name, first, last, body in functions:
+            self.ranges.setdefault(name, []).append((file, first, last))
+            bodies[name] = bodies.get(name, "") + texts[file][body[0] : body[1]]
+        self.calls = {name: _called(body) & bodies.keys() for name, body in bodies.items()}
+        self.blocks = blocks
+
+    def kept(self, file: str, first: int, last: int, called: set[str]) -> bool:
+        """Whether a block with code at `file` lines `first..last` reads memory at a line of
+        a function in `called` or of one they call."""
+        reached, pending = set(called), list(called)
+        while pending:
+            for callee in self.calls.get(pending.pop(), set()) - reached:
+                reached.add(callee)
+                pending.append(callee)
+        spans = [span for name in sorted(reached) for span in self.ranges.get(name, [])]
+        return any(
+            any(f == file and first <= n <= last for f, n in code)
+            and any(f == g and a <= n <= b for f, n in reads for g, a, b in spans)
+            for code, reads in self.blocks
+        )
+
+
+@dataclass(frozen=True)
+class _Wait:
+    """What deciding whether a wait was kept needs: the lines of the file with a read of
+    memory, the memory's names, the functions that name memory, inlined reads."""
+
+    reads: set[int]
+    memory: set[str]
+    readers: Mapping[str, str]
+    inlined: _Inlined
+
+
+def _named_memory(text: str, memory: set[str]) -> list[str]:
+    """The memory names `text` uses, in order (not in a runtime array's `.length()`)."""
+    return [n for n in IDENTIFIER.findall(_LENGTH.sub(" ", text)) if n in memory]
+
+
+def _called(text: str) -> set[str]:
+    return set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", text))
 
 
 # --- the module -----------------------------------------------------------------
@@ -137,15 +222,66 @@ def _atomic_lines(module: Module) -> dict[str, list[int]]:
     return found
 
 
-def _read_lines(module: Module) -> dict[str, set[int]]:
-    """File -> the lines with a read of memory (a load not rooted in a local variable, or an atomic)."""
+def _read_lines(module: Module) -> tuple[dict[str, set[int]], list[_Block]]:
+    """File -> the lines with a read of memory (a load not rooted in a local variable, an
+    atomic, or a call of a function that reads memory); and each block's lines and reads."""
     definitions = {i.result: i for i in module.instructions if i.result is not None}
+    readers = _module_readers(module, definitions)
     found: dict[str, set[int]] = {}
-    for inst, source in _located(module):
-        atomic = inst.opcode.startswith("OpAtomic")
-        if atomic or (inst.opcode == "OpLoad" and not _local(inst.operands[0], definitions)):
+    blocks: list[_Block] = []
+    code: set[tuple[str, int]] = set()
+    reads: set[tuple[str, int]] = set()
+    last: SourceLine | None = None
+    for inst in module.instructions:  # as `_located`, with every block's start seen
+        if inst.opcode in ("OpFunction", "OpLabel", "OpFunctionEnd"):
+            blocks.append((frozenset(code), frozenset(reads)))
+            code, reads = set(), set()
+        last = None if inst.opcode == "OpFunction" else inst.source or last
+        if last is None:
+            continue
+        source = last
+        code.add((source.file, source.line))
+        if _reads(inst, definitions, readers):
             found.setdefault(source.file, set()).add(source.line)
-    return found
+            reads.add((source.file, source.line))
+    blocks.append((frozenset(code), frozenset(reads)))
+    return found, [block for block in blocks if block[1]]
+
+
+def _reads(inst: Instruction, definitions: Mapping[int, Instruction], readers: set[int]) -> bool:
+    """Whether `inst` reads memory: an atomic, a load not rooted in a local variable, or a
+    call of a function in `readers`."""
+    if inst.opcode.startswith("OpAtomic"):
+        return True
+    if inst.opcode == "OpLoad":
+        return not _local(inst.operands[0], definitions)
+    return inst.opcode == "OpFunctionCall" and bool(inst.operands) and _ref(inst.operands[0]) in readers
+
+
+def _module_readers(module: Module, definitions: Mapping[int, Instruction]) -> set[int]:
+    """The ids of the module's functions whose code reads memory, itself or through its calls."""
+    bodies: dict[int, list[Instruction]] = {}
+    current: list[Instruction] | None = None
+    for inst in module.instructions:
+        if inst.opcode == "OpFunction" and inst.result is not None:
+            current = bodies.setdefault(inst.result, [])
+        elif inst.opcode == "OpFunctionEnd":
+            current = None
+        elif current is not None:
+            current.append(inst)
+    readers: set[int] = set()
+    changed = True
+    while changed:  # each round adds a function or ends
+        changed = False
+        for function, body in bodies.items():
+            if function not in readers and any(_reads(inst, definitions, readers) for inst in body):
+                readers.add(function)
+                changed = True
+    return readers
+
+
+def _ref(operand: object) -> int:
+    return operand.value if isinstance(operand, Id) else 0
 
 
 def _local(pointer: object, definitions: Mapping[int, Instruction]) -> bool:
@@ -304,7 +440,12 @@ def _missing_atomics(
 
 
 def _deleted_waits(
-    file: str, raw: str, text: str, body: tuple[int, int], reads: set[int], memory: set[str], compiler: str
+    file: str,
+    raw: str,
+    text: str,
+    body: tuple[int, int],
+    wait: _Wait,
+    compiler: str,
 ) -> list[InputError]:
     problems: list[InputError] = []
     for statement in _statements(text, body):
@@ -313,14 +454,17 @@ def _deleted_waits(
             if condition is None:
                 continue
             offset, words = statement.start + condition[0], condition[1]
-            named = [n for n in IDENTIFIER.findall(_LENGTH.sub(" ", words)) if n in memory]
+            named = [f"'{n}'" for n in _named_memory(words, wait.memory)]
+            called = _called(words) & wait.readers.keys()
+            named += [f"'{wait.readers[f]}' (through {f}())" for f in sorted(called)]
             if not named:
                 continue
             first, last = _line(text, offset), _line(text, offset + len(words))
-            if not any(first <= line <= last for line in reads):
+            kept = any(first <= line <= last for line in wait.reads)
+            if not kept and not (called and wait.inlined.kept(file, first, last, called)):
                 problems.append(
                     InputError(
-                        f"{compiler} left no read of '{named[0]}' in this loop's condition (the wait was "
+                        f"{compiler} left no read of {named[0]} in this loop's condition (the wait was "
                         "deleted or its load dropped): the module is not this program, no verdict",
                         _position(file, raw, text, statement.start + loop.start(), loop.group(1)),
                     )

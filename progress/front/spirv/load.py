@@ -27,7 +27,7 @@ from progress.errors import InputError, InputErrors, SourcePosition
 from progress.front.dat3m_header import assembly_settings
 from progress.front.header import PREPROCESSED, LaunchSettings, launch_settings, not_preprocessed
 from progress.front.spirv.asmlines import assembly_lines
-from progress.front.spirv.decode import decode
+from progress.front.spirv.decode import DecodeErrors, decode
 from progress.front.spirv.include import expand, missing_message, split_by_file
 from progress.front.spirv.inputs import input_launch
 from progress.front.spirv.ir import EntryPoint, Module, ModuleView, StructType, Variable
@@ -181,7 +181,7 @@ def guard_compiled(
 ) -> None:
     """Refuse a compiled GLSL/HLSL module that lost an atomic or a wait of its source (`kept.py`).
     `source`: what was compiled; `files`: the kernel's text (first) and each file it included."""
-    module = _with_lines(decode(binary, name), kind, name, files[0][1], files[1:])
+    module = _decoded(binary, kind, name, files[0][1], files[1:])
     active = split_by_file(preprocessed(source, kind, name, limits, defines), COMPILED_NAME[kind])
     active[name] = active.pop(COMPILED_NAME[kind], "")
     sources = {file: (text, active.get(file, "")) for file, text in files}
@@ -202,18 +202,18 @@ def _finish(
 ) -> LoadedKernel:
     """The loaded kernel, or one error naming every problem found: `found` (the guard's),
     spirv-val's, the launch settings' and every instruction outside the subset."""
-    before = _with_lines(decode(binary, name), kind, name, text, included) if optimized else None
+    before = _decoded(binary, kind, name, text, included) if optimized else None
     if optimized:
         binary = optimize(binary, name, limits)
-    module = _with_lines(decode(binary, name), kind, name, text, included)
+    module = _decoded(binary, kind, name, text, included)
     refused = subset_problems(module, name)  # shown with any problem found on the way to check_subset
+    files = (name, *(file for file, _ in included))  # the kernel's problems first, then its includes'
     try:
         loaded = _checked(module, binary, before, name, text, header, given, kind, limits)
     except InputError as error:
-        files = (name, *(file for file, _ in included))
         raise InputErrors.joined([error, *refused, *([found] if found else [])], files) from None
     if found is not None:
-        raise found
+        raise InputErrors.joined([found], files)
     return loaded
 
 
@@ -244,6 +244,19 @@ def _checked(
     module = specialize(module, settings.spec, settings.local_size, module.view.entry_point(chosen), name)
     entry = check_subset(module, name, chosen)
     return LoadedKernel(module, settings, text, binary, entry, removed)
+
+
+def _decoded(binary: bytes, kind: str | None, name: str, text: str, included: tuple[tuple[str, str], ...]) -> Module:
+    """The binary decoded, with its source lines; a binary the decoder refused: one error of
+    each of its problems at the source line in force there, with the subset's refusals of
+    the instructions it could read."""
+    try:
+        module = decode(binary, name)
+    except DecodeErrors as refused:
+        partial = _with_lines(refused.partial, kind, name, text, included)
+        files = (name, *(file for file, _ in included))
+        raise InputErrors.joined([*refused.located(partial), *subset_problems(partial, name)], files) from None
+    return _with_lines(module, kind, name, text, included)
 
 
 def _with_lines(

@@ -126,7 +126,7 @@ def preprocessed(
     """The source as glslang's preprocessor leaves it, lines where they were (`-E`; HLSL with `-D`),
     `#line` directives kept."""
     suffix = "comp" if kind == "glsl" else "hlsl"
-    vulkan = () if kind == "hlsl" else tuple(PREDEFINED.items())  # what -V defines, as the compile saw it
+    vulkan = tuple((SLANG_PREDEFINED if kind == "hlsl" else PREDEFINED).items())  # what the compiler defines
     flags = PREPROCESS_FLAGS + (("-D", "-S", "comp") if kind == "hlsl" else ()) + _glslang_defines(vulkan + defines)
     key = _key("glslangValidator", flags, source)
     entry = _entry(key, ".txt")
@@ -270,6 +270,8 @@ DEFINES_FILE = "-1"
 """The file name glslang gives the -D definitions (its preamble) in its errors."""
 PREDEFINED = {"VULKAN": "100"}
 """Macros glslang -V defines itself (SPIR-V for Vulkan); the guard's preprocessor (-E) is given them."""
+SLANG_PREDEFINED = {"__SLANG__": "0", "__SLANG_COMPILER__": "1", "__HLSL_VERSION": "2018"}
+"""Macros Slang 2026.12 defines for HLSL (`#if`-probed), given to the guard's HLSL preprocessor too."""
 
 
 def _predefined(message: str) -> str:
