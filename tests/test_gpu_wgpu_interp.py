@@ -45,6 +45,7 @@ def interp():
     return engine
 
 
+@pytest.mark.long
 def test_the_shader_agrees_with_the_reference_on_the_suite(interp, oopsla_dir):
     files = sorted(Path(oopsla_dir).rglob("*.axb"))
     assert len(files) == 483
@@ -85,6 +86,7 @@ def test_cli_runs_the_wgsl_interpreter(tmp_path, interp, capsys):
     assert budgets and all(b >= 1 for values in budgets.values() for b in values)
 
 
+@pytest.mark.long
 def test_a_run_killed_mid_launch_resumes_to_the_uninterrupted_csv(tmp_path, oopsla_dir, interp):
     """SIGKILL a real `progress run --codegen interp` on lavapipe between packs
     (--pack 640 with 32 instances: ten 2-thread tests a launch), resume it, and

@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import progress.jit as jit
 
 SOURCE = """
@@ -43,6 +45,7 @@ def test_this_numba_has_the_save_that_is_serialized():
     assert jit.SHARED_CACHE_SAFE  # a numba without IndexDataCacheFile.save would need one cache per process again
 
 
+@pytest.mark.long
 def test_a_save_waits_for_the_lock_and_every_signature_is_found_again(tmp_path):
     (tmp_path / "cached.py").write_text(SOURCE)
     cache = tmp_path / "cache"

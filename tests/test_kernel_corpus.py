@@ -115,6 +115,7 @@ def test_every_kernel_meets_its_header():
         assert lines.count(f"{kernel_name(path)}: all {cells} expected verdicts hold") == 2, path.name
 
 
+@pytest.mark.long
 def test_docs_section_is_what_the_checker_says():
     """docs/kernels.md's corpus section (verdict tables and lassos) is generated; stale = fail."""
     done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "kernels_doc.py"), "--check"], timeout=600)

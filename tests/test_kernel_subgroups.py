@@ -236,6 +236,7 @@ def test_ballot_leader_lane_verdicts():
     assert found == {"fair/fair/unfair": [False, False], "fair/fair/HSA": [False, False], "fair/fair/OBE": [True, True]}
 
 
+@pytest.mark.long
 def test_subgroup_lookback_scans_and_survives_unfair_lanes():
     ends = terminal_memories(_system(KERNELS / "subgroup_lookback.comp"), None, 300)
     assert {tuple(v for name, v in end if name.startswith("prefixes")) for end in ends} == {(3, 6, 9)}

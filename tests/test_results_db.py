@@ -252,6 +252,7 @@ def test_two_fresh_imports_give_the_same_database_bytes(tmp_path, oopsla_dir, ca
     assert files[0] == files[1]
 
 
+@pytest.mark.long
 def test_the_committed_devices_page_is_what_its_command_writes(repo, tmp_path):
     import subprocess
     import sys

@@ -196,6 +196,7 @@ def test_local_workers_give_the_same_export(tmp_path, capsys, reference, engine,
     assert tree(tmp_path / "x") == reference
 
 
+@pytest.mark.long
 def test_ctrl_c_with_local_workers_keeps_what_was_committed(tmp_path, capsys, reference):
     """Ctrl-C reaches the driver (the workers ignore it): exit 130, done units kept, resume completes."""
     db = tmp_path / "c.db"
@@ -212,6 +213,7 @@ def test_ctrl_c_with_local_workers_keeps_what_was_committed(tmp_path, capsys, re
     assert tree(tmp_path / "x") == reference
 
 
+@pytest.mark.long
 def test_a_local_worker_killed_stops_the_run_and_resume_completes_it(tmp_path, capsys, reference):
     """A forked worker SIGKILLed mid-run: one line and exit 70 (no verdict), the store kept, --resume finishes."""
     import psutil
@@ -233,6 +235,7 @@ def test_a_local_worker_killed_stops_the_run_and_resume_completes_it(tmp_path, c
     assert tree(tmp_path / "x") == reference
 
 
+@pytest.mark.long
 def test_dask_scheduler_address(tmp_path, capsys, reference):
     from dask.distributed import LocalCluster
 
@@ -332,6 +335,7 @@ def test_a_long_space_build_is_cut_at_the_time_limit_and_reported_meanwhile(tmp_
     assert [phase for phase, _ in phases] == ["building the space"] * len(phases) and len(phases) >= 2
 
 
+@pytest.mark.long
 def test_a_run_stopped_while_building_does_not_build_to_describe(tmp_path, capsys, monkeypatch):
     from progress.synth import driver
 

@@ -117,6 +117,7 @@ def test_cuda_engine_without_gpu_parts_one_process(tmp_path, capsys, cpu_standin
     assert "tests found: 162" in out
 
 
+@pytest.mark.long
 def test_cuda_engine_classifying_in_two_processes(tmp_path, capsys, cpu_standing_in):
     out = same_run(tmp_path, capsys, ["-t", "3", "-i", "4"], ["--workers", "2"])
     assert "tests found: 4146" in out
@@ -234,6 +235,7 @@ def test_keys_written_from_the_store_are_the_keys_written_from_candidates(tmp_pa
             keys.write_packed(io.BytesIO(), bounds, store.labels(), 4147, store.packed_tests())
 
 
+@pytest.mark.long
 def test_cuda_engine_stops_at_the_time_limit_and_resumes(tmp_path, capsys, cpu_standing_in, monkeypatch):
     """A launch is not started past the deadline; the units done stay; --resume
     finishes the run and the export is the compiled engine's."""

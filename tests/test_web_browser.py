@@ -109,6 +109,7 @@ void main() {
 """
 
 
+@pytest.mark.long
 def test_playground_checks_a_typed_glsl_kernel(served, page):
     url, _ = served
     page.goto(f"{url}/playground")
@@ -201,6 +202,7 @@ def test_a_three_test_run_end_to_end(served, page):
     assert "software" in page.inner_text(f"#run-{info.id} h2")
 
 
+@pytest.mark.long
 def test_a_bad_submission_is_refused_and_shown(served, page):
     url, db = served
     before = len(stored_runs(db))
@@ -217,6 +219,7 @@ def test_a_bad_submission_is_refused_and_shown(served, page):
     assert len(stored_runs(db)) == before
 
 
+@pytest.mark.long
 @pytest.mark.slow
 def test_nothing_is_sent_unless_asked_and_the_browser_is_named_short(served, page):
     url, db = served
@@ -239,6 +242,7 @@ def test_nothing_is_sent_unless_asked_and_the_browser_is_named_short(served, pag
     assert "Mozilla" not in page.content() and "headless, on SwiftShader" in page.inner_text("main")
 
 
+@pytest.mark.long
 @pytest.mark.slow
 def test_a_run_survives_a_reload_and_a_stop(served, page):
     url, db = served
@@ -262,6 +266,7 @@ def test_a_run_survives_a_reload_and_a_stop(served, page):
     assert page.locator("#log tbody tr").count() == 3
 
 
+@pytest.mark.long
 @pytest.mark.slow
 def test_a_rate_limited_submission_is_kept_to_retry_or_download(served, page):
     url, db = served
@@ -291,6 +296,7 @@ def test_a_rate_limited_submission_is_kept_to_retry_or_download(served, page):
     assert page.get_attribute("#status", "data-state") == "done" and len(stored_runs(db)) == before + 1
 
 
+@pytest.mark.long
 def test_no_webgpu_is_said_at_once(served, browser):
     url, _ = served
     context = browser.new_context(bypass_csp=True)
@@ -305,6 +311,7 @@ def test_no_webgpu_is_said_at_once(served, browser):
     context.close()
 
 
+@pytest.mark.long
 def test_the_runner_links_each_test_and_names_the_models_it_violates(served, page):
     url, _ = served
     run_suite(page, url, submit=False, suite="swift", only="chunked", iterations="3", instances="17", deadline="100")
@@ -329,6 +336,7 @@ RECORD_COUNTS = """() => {
 """Records every count of iterations the explorer shows, in order."""
 
 
+@pytest.mark.long
 def test_the_explorer_runs_a_test_on_swiftshader_filling_in_the_counts(served, page):
     url, _ = served
     page.goto(f"{url}/suite/swift/test/3t3i_3.axb")

@@ -41,6 +41,7 @@ def open_example(site, example: str, iterations: int, deadline_ms: int = 20):
     return page
 
 
+@pytest.mark.long
 def test_the_deadlock_times_out_every_iteration_and_the_page_keeps_answering(site):
     page = open_example(site, "mutual_wait", iterations=6)
     page.click("#kernel-start")
@@ -81,6 +82,7 @@ def test_a_terminating_kernel_ends_with_the_checkers_outputs(site):
     page.close()
 
 
+@pytest.mark.long
 def test_a_kernel_with_a_barrier_runs_without_occupiers(site):
     page = open_example(site, "lookback_scan", iterations=2)
     page.click("#kernel-start")

@@ -132,6 +132,7 @@ def page(browser):
 # -- the bugs -----------------------------------------------------------------
 
 
+@pytest.mark.long
 def test_a_test_under_the_limit_is_checked_from_the_form(served, page):
     text = long_test(16_083)
     assert len(text.encode()) == 16_083 and text.count("\n") > LIMIT - 16_083  # CRLF would take it past the limit
@@ -144,6 +145,7 @@ def test_a_test_under_the_limit_is_checked_from_the_form(served, page):
     assert page.input_value("#test") == text
 
 
+@pytest.mark.long
 def test_an_oversized_test_is_refused_in_the_playground_keeping_the_text(served, page):
     text = long_test(LIMIT + 500)
     page.goto(f"{served}/playground")
@@ -216,6 +218,7 @@ def test_the_devices_table_fits_1280_px(served, page):
     assert lines and max(lines) <= 2  # a device's name on at most two lines
 
 
+@pytest.mark.long
 def test_the_editor_and_the_lasso_cut_no_text(served, page):
     spin = "    while (atomicExchange(lock, 1u) != 0u) {"
     long_line = spin + "  // " + "this comment goes on and on " * 6
@@ -227,6 +230,7 @@ def test_the_editor_and_the_lasso_cut_no_text(served, page):
     assert " ".join(long_line.split()) in " ".join(page.inner_text("#lasso").split())  # all of it, wrapped
 
 
+@pytest.mark.long
 def test_the_picture_zooms_and_is_downloaded_whole(served, page):
     page.goto(f"{served}/playground?" + urlencode({"example": "ticket_lock", "view": "LOBE/weak"}))  # 128 states
     svg = page.locator("#picture svg")
@@ -253,6 +257,7 @@ def test_the_picture_zooms_and_is_downloaded_whole(served, page):
 # -- feedback -------------------------------------------------------------------
 
 
+@pytest.mark.long
 def test_a_check_shows_it_runs_and_a_double_click_checks_once(served, page):
     posts = []
     release = []
@@ -276,6 +281,7 @@ def test_a_check_shows_it_runs_and_a_double_click_checks_once(served, page):
     assert "test=" in page.url  # the address is the check's link
 
 
+@pytest.mark.long
 def test_draw_fetches_one_verdict_not_the_whole_check(served, page):
     page.goto(f"{served}/playground?" + urlencode({"test": MUTEX}))
     asked = []
@@ -288,6 +294,7 @@ def test_draw_fetches_one_verdict_not_the_whole_check(served, page):
     assert "view=unfair" in page.url
 
 
+@pytest.mark.long
 def test_the_expect_line_is_compared_as_the_cli_does(served, page, tmp_path):
     text = MUTEX.replace("test mutex\n", "test mutex\n# expect: unfair F | HSA/weak P | OBE/weak P\n")
     page.goto(f"{served}/playground")
@@ -305,6 +312,7 @@ def test_the_expect_line_is_compared_as_the_cli_does(served, page, tmp_path):
     assert "mismatch" in page.get_attribute("#expect", "class")
 
 
+@pytest.mark.long
 def test_distinct_kernel_states_are_drawn_with_distinct_labels(served, page):
     page.goto(f"{served}/playground?" + urlencode({"lang": "glsl", "test": TAS, "view": "HSA/weak"}))
     labels = page.eval_on_selector_all(
@@ -347,6 +355,7 @@ TERMS = [
 ]
 
 
+@pytest.mark.long
 def test_the_words_are_defined_and_linked(served, page):
     page.goto(f"{served}/glossary")
     defined = page.eval_on_selector_all("dl.glossary dt", "ds => ds.map(d => d.textContent)")
@@ -420,6 +429,7 @@ def test_the_verdict_filter_reads_as_words(served, page):
     assert page.locator("table.matrix tbody tr").count() == 1
 
 
+@pytest.mark.long
 def test_an_inconclusive_check_names_the_bound_to_change(served, page):
     wide = "".join(f"thread {i}\n  AXB(x, 0, 1, true, 1)\n  AXB(y, 0, 2, true, 1)\n" for i in range(40))
     page.goto(f"{served}/playground")
@@ -434,6 +444,7 @@ def test_an_inconclusive_check_names_the_bound_to_change(served, page):
 # -- what herd's and GPUHarbor's users expect --------------------------------------
 
 
+@pytest.mark.long
 def test_a_suite_test_is_loaded_into_the_editor(served, page):
     page.goto(f"{served}/playground")
     page.select_option("#load-suite", "small")
@@ -443,6 +454,7 @@ def test_a_suite_test_is_loaded_into_the_editor(served, page):
     assert page.locator("table.verdicts tbody tr").count() == 11
 
 
+@pytest.mark.long
 def test_files_go_in_and_out(served, page, tmp_path):
     kernel = tmp_path / "spin.comp"
     kernel.write_text(TAS)
@@ -470,6 +482,7 @@ def test_a_test_page_explains_the_test(served, page):
     assert page.get_attribute("text=open it in the playground", "href") == "/playground?suite=small&key=pair.axb"
 
 
+@pytest.mark.long
 def test_an_unknown_address_gets_a_real_page(served, page):
     answer = page.goto(f"{served}/no/such/page")
     assert answer.status == 404 and page.title().startswith("Page not found")

@@ -99,6 +99,7 @@ def page(browser):
     context.close()
 
 
+@pytest.mark.long
 def test_the_playground_checks_typed_wgsl(served, page):
     page.goto(f"{served}/playground")
     assert "WGSL" in page.locator("#lang option").all_inner_texts()
