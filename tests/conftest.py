@@ -143,3 +143,21 @@ def long_twin(body, strategies: tuple | dict, suite: int, full: int, **options):
         return settings(max_examples=examples, **options)(draw(body))
 
     return run(suite), pytest.mark.long(run(full))
+
+
+def pytest_collection_finish(session) -> None:
+    """Under pytest-xdist, the workers share out the numba compile before the
+    first test (tests/numba_warm.py): each kernel compiled once per suite, not
+    once per worker."""
+    import numba_warm
+
+    slot = numba_warm.worker_slot()
+    if slot is None or not session.items:
+        return
+    from progress import jit
+
+    locks = jit.cache_dir()
+    if locks is None:
+        return
+    files = {item.path.name for item in session.items}
+    numba_warm.warm(files, *slot, locks)

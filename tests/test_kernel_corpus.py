@@ -100,7 +100,12 @@ def test_every_kernel_has_a_wgsl_twin_with_its_launch_and_verdicts():
             assert LAUNCH.findall(text) == LAUNCH.findall(twin), path.name
 
 
+@pytest.mark.long
 def test_every_kernel_meets_its_header():
+    """Each kernel and its WGSL twin meet their header, by name. In the suite,
+    test_expect.py's corpus test runs the same `progress check --expect-header`
+    over all of litmus/ (these two folders included): exit 0, and as many
+    `all N expected verdicts hold` lines and expectations as the files hold."""
     done = check("--expect-header", str(KERNELS), str(REPO / "litmus" / "wgsl"))  # and the WGSL twins
     assert "Traceback" not in done.stderr
     assert done.returncode == 0, done.stdout + done.stderr

@@ -217,3 +217,47 @@ def test_the_piet_shaped_fallback_scan_terminates_under_every_model():
     plain, reduced = _agree(lambda: _piet(2, 2))
     report = check_system(_piet(2, 2), QUERIES, max_states=BOUND, reduce=True)
     assert all(v.terminates for v in report.verdicts) and reduced < plain
+
+
+LATE_SHARING = """#version 450
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer Data { uint cell[2]; uint flag; };
+void main() {
+    uint me = gl_WorkGroupID.x;
+    for (uint i = 0u; i < 4u; i++) { cell[me] = cell[me] + 1u; }
+    atomicAdd(flag, 1u);
+    while (atomicAdd(flag, 0u) < 2u) { }
+    cell[1u - me] = cell[1u - me] + 5u;
+}
+"""
+
+
+def test_the_compiled_explorer_drops_a_broken_ownership_guess(tmp_path, monkeypatch):
+    """A probe too small to see the late cross writes guesses each cell owned
+    by its first writer; the compiled exploration meets the writes (BROKEN),
+    the guess is remade and explored again: the verdicts stay the unreduced ones."""
+    from progress.core import kernel_jit, kernel_reduce
+
+    module = compile_glsl(LATE_SHARING, tmp_path / "late")
+    monkeypatch.setattr(reduce, "PROBE", 3)
+    outcomes = []
+    original = kernel_reduce.explore_kernel
+
+    def spy(*args, **kwargs):
+        try:
+            graph = original(*args, **kwargs)
+        except kernel_jit.Broken:
+            outcomes.append("broken")
+            raise
+        outcomes.append("clean")
+        return graph
+
+    monkeypatch.setattr(kernel_reduce, "explore_kernel", spy)
+    plain = check_system(system(module, 2), QUERIES, max_states=BOUND)
+    kernel = system(module, 2)
+    reduced = check_system(kernel, QUERIES, max_states=BOUND, reduce=True, engine="compiled")
+    assert [v.terminates for v in reduced.verdicts] == [v.terminates for v in plain.verdicts]
+    for verdict in reduced.verdicts:
+        if verdict.witness is not None:
+            validate(kernel, verdict.witness, verdict.model, verdict.fairness)
+    assert outcomes[0] == "broken" and outcomes[-1] == "clean"

@@ -450,3 +450,19 @@ def test_the_compiled_quotient_is_the_python_one(tmp_path_factory, case):
     for verdict in compiled.verdicts:
         if verdict.witness is not None:
             validate(kernel, verdict.witness, verdict.model, verdict.fairness)
+
+
+def test_the_compiled_quotient_gives_back_a_cycle_with_an_inexact_edge(tmp_path):
+    """The compiled quotient marks the toggling invocations' edges inexact,
+    finds one inside an SCC, and gives the check back (None), as the Python
+    quotient does; one that merges nothing gives it back too."""
+    from progress.core.kernel_decide import model_of
+    from progress.core.kernel_reduce import decide_quotient
+    from progress.core.lts import Budget
+
+    asks = [(model_of(q.model), "weak" if q.fairness == "none" else q.fairness) for q in QUERIES]
+    toggle = system(compile_glsl(TOGGLE, tmp_path / "toggle"), 1)
+    assert decide_quotient(toggle, Budget(), asks, True) is None
+    spin = system(compile_glsl(SPIN_LOCK.replace("LOCAL", "2"), tmp_path / "spin"), 1)
+    found = decide_quotient(spin, Budget(), asks, True)
+    assert found is not None and len(found[1]) == len(QUERIES)

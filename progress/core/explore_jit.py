@@ -435,7 +435,11 @@ def loop_walk(dst, count, n, members, f, enabled, strong):
     npending = 0
     walk = np.empty((16, 3), np.int64)
     length = 0
-    current = 0
+    # _bfs's goal kinds, state 0 and False as run-time values: numba compiles a
+    # function once per constant argument it is called with (Literal types),
+    # which made 8 compiles of _bfs (and of _goal) out of one
+    STEPS, UNFAIR, STATE, first, no = np.int64(0), np.int64(1), np.int64(2), np.int64(0), np.bool_(False)
+    current = np.int64(0)
     stepped = 0
     fresh = np.zeros(1, np.int64)
     while True:
@@ -460,17 +464,17 @@ def loop_walk(dst, count, n, members, f, enabled, strong):
             thread = 0
             while not (remaining >> thread) & 1:
                 thread += 1
-            path = _bfs(sub, n, current, 0, thread, subf, False, seen, via, queue)
+            path = _bfs(sub, n, current, STEPS, thread, subf, no, seen, via, queue)
             end = path[-1, 2] if path.shape[0] else current
             path = _with_edge(path, end, thread, sub[end * n + thread])
         elif goals:
             goal = 0
             while not (goals >> goal) & 1:
                 goal += 1
-            path = _bfs(sub, n, current, 1, goal, subf, False, seen, via, queue)
+            path = _bfs(sub, n, current, UNFAIR, goal, subf, no, seen, via, queue)
         elif untaken >= 0:
             s = untaken // n
-            path = _bfs(sub, n, current, 2, s, subf, False, seen, via, queue)
+            path = _bfs(sub, n, current, STATE, s, subf, no, seen, via, queue)
             path = _with_edge(path, s, untaken % n, sub[untaken])
         elif length > 0 and current == 0:
             out = walk[:length].copy()
@@ -479,7 +483,7 @@ def loop_walk(dst, count, n, members, f, enabled, strong):
                 out[i, 2] = members[out[i, 2]]
             return out
         else:
-            path = _bfs(sub, n, current, 2, 0, subf, length == 0, seen, via, queue)
+            path = _bfs(sub, n, current, STATE, first, subf, length == 0, seen, via, queue)
         walk = _append(walk, length, path)
         for i in range(path.shape[0]):
             stepped |= 1 << path[i, 1]

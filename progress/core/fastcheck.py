@@ -417,14 +417,16 @@ def check_batch(data, offsets, n, after, nmem, fair, model_mem, query_model, que
     nprog = offsets.shape[0]
     nmodels = model_mem.shape[0]
     nq = query_model.shape[0]
-    maxmem = 1
+    # np.int64: a constant passed on (maxmem, size) would make numba compile
+    # _workspace and _one once more for it (a Literal type), 4 s of CPU
+    maxmem = np.int64(1)
     for k in range(nmem.shape[0]):
         maxmem = max(maxmem, nmem[k])
     weak_fail = np.zeros(nmodels, np.bool_)
     strong_fail = np.zeros(nmodels, np.bool_)
     bounded = max_states >= 0 and max_states <= cap  # past the bound: inconclusive; past cap alone: TOO_BIG
     limit = max_states if bounded else cap
-    size = 256
+    size = np.int64(256)
     ints, flags = _workspace(size, n, maxmem)
     for p in range(nprog):
         result = _one(

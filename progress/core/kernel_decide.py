@@ -343,7 +343,7 @@ def decide(pstart, pdst, punit, ugroup, fthreads, n, units, strong, deadline: fl
         _in_time(deadline, n, "pruning strong witnesses")
 
 
-DECIDING_HINT = " (the exploration finished: try --reduce, a smaller launch, or a longer --time-limit)"
+DECIDING_HINT = " (the exploration finished: try a longer --time-limit, a smaller launch, or --reduce if not given)"
 
 
 def _in_time(deadline: float | None, states: int, phase: str) -> None:

@@ -1,8 +1,9 @@
 """The compiled explorer for kernels (issue 29): breadth-first search over
 packed states with numba, driven by the kernel's own step tables.
 
-A state is a row of uint32 words, the `System`'s flat tuple as it is: the
-shared cells, then one interned local-state number per unit (invocation).
+A state is the `System`'s flat tuple (the shared cells, then one interned
+local-state number per unit: invocation), stored collapsed as uint32 words:
+the cells, then one number per workgroup for its units' local states.
 A step is looked up, never interpreted, in three tables that the kernel
 (`Tabled`, implemented by progress/front/spirv/kernel.py) fills on demand:
 
@@ -20,10 +21,11 @@ increasing order, one step each, a LOOPING unit stepping to its own state,
 a barrier released in the step of its last arrival) this explorer repeats
 exactly: tests/test_kernel_jit.py compares the two graphs.
 
-Memory per stored state: 4 bytes per word of the row, 16 in the hash table
-(at most half full), 8 for its first edge's index and 8 for its
-breadth-first parent; 8 per edge (unit, destination). Importing this module
-loads numba.
+Memory per stored state: 4 bytes per word of the row, which is collapsed
+(the cells, then one number per workgroup for its slice of local states,
+kept once in a slice store), 16 in the hash table (at most half full), 8
+for its first edge's index and 8 for its breadth-first parent; 8 per edge
+(unit, destination). Importing this module loads numba.
 """
 
 from __future__ import annotations

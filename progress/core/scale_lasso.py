@@ -71,7 +71,7 @@ def _lasso_in(shape: Layout, model, n: int, stem, lifted, chosen: list[int], str
     to the lowest state of its witness set `chosen`, then the loop."""
     lts, fair = lifted.lts, np.array(lifted.fair, np.int64)
     size = lts.size
-    dst = np.full(size * n, -1, np.int64)
+    dst = np.full(size * n, -1, np.int32)  # the product's type (scale.Explored.dst): loop_walk compiled once
     for s, edges in enumerate(lts.succ):
         for t, d in edges:
             dst[s * n + t] = d
