@@ -309,6 +309,17 @@ KERNELS = (
         ("--workgroups", "2"),
         tuple(f"src/amd/vulkan/bvh/{h}" for h in ("build_interface.h", "build_helpers.h", "bvh.h")),
     ),
+    Kernel(
+        "vulkan-tut (a Vulkan compute tutorial)",
+        "planetis-m/vulkan-tut",
+        "shaders/reduce_spinlock.comp.glsl",
+        "3145c568c70a7d9a06b410341905d5935142b837",
+        "grid reduction: each workgroup's invocation 0 adds its sum under a CAS spin lock (`acquire()`: "
+        "atomicCompSwap, then a wait on atomicOr) shared by all workgroups; the workgroup size and the "
+        "shared array's length are one specialization constant (id 0), correct from 128 up (it reads "
+        "sharedData[localIdx + 64]), so checked at 128 (the uniform `n` 0: no input read)",
+        ("--workgroups", "2", "--spec", "0=128", "--buffer", "inputData=256"),
+    ),
 )
 
 if __name__ == "__main__":
