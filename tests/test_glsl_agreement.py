@@ -15,7 +15,8 @@ import csv
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from conftest import long_twin
+from hypothesis import HealthCheck
 from hypothesis import strategies as st
 from kernel_helpers import compile_glsl, system
 
@@ -76,11 +77,24 @@ def programs(draw) -> Program:
     return Program("random", tuple(threads), init)
 
 
-@settings(max_examples=30, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-@given(programs(), st.booleans())
-def test_random_programs_agree(tmp_path_factory, program, optimize):
+def _random_programs_agree(tmp_path_factory, program, optimize):
     axb = check_program(program, QUERIES, witnesses=False)
     got, states = kernel_verdicts(program, tmp_path_factory.mktemp("glsl"), optimize)
     assert got == [v.terminates for v in axb.verdicts], program.to_axb()
     if not optimize:
         assert states == [v.states for v in axb.verdicts], program.to_axb()
+
+
+test_random_programs_agree, test_random_programs_agree_in_full = long_twin(
+    _random_programs_agree,
+    (
+        programs(),
+        st.booleans(),
+    ),
+    suite=12,
+    full=30,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)

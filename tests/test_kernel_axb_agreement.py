@@ -5,7 +5,8 @@ with and without `spirv-opt -O`."""
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from conftest import long_twin
+from hypothesis import HealthCheck
 from hypothesis import strategies as st
 from kernel_helpers import compile_glsl, system
 
@@ -72,9 +73,7 @@ def _launch_init(program: Program) -> tuple:
     return tuple(("mem", index[loc], value) for loc, value in program.init)
 
 
-@settings(max_examples=25, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-@given(programs(), st.booleans())
-def test_random_programs_agree(tmp_path_factory, program, optimize):
+def _random_programs_agree(tmp_path_factory, program, optimize):
     folder = tmp_path_factory.mktemp("axb")
     module = compile_glsl(glsl(program), folder / "test", optimize=optimize)
     kernel = system(module, len(program.threads), init=_launch_init(program))
@@ -83,3 +82,18 @@ def test_random_programs_agree(tmp_path_factory, program, optimize):
     assert [v.terminates for v in spirv.verdicts] == [v.terminates for v in axb.verdicts], program.to_axb()
     if not optimize:  # the optimizer may merge or split local states, never steps
         assert [v.states for v in spirv.verdicts] == [v.states for v in axb.verdicts], program.to_axb()
+
+
+test_random_programs_agree, test_random_programs_agree_in_full = long_twin(
+    _random_programs_agree,
+    (
+        programs(),
+        st.booleans(),
+    ),
+    suite=10,
+    full=25,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)

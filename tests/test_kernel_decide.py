@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from conftest import long_twin
+from hypothesis import HealthCheck
 from kernel_helpers import compile_glsl, system
 from test_kernel_reduce import kernels, validate
 
@@ -49,12 +50,22 @@ def test_the_corpus_verdicts_are_the_same(path):
     agree(lambda: kernel_system(path, LaunchSettings()))
 
 
-@settings(max_examples=30, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-@given(kernels())
-def test_random_kernels_agree(tmp_path_factory, case):
+def _random_kernels_agree(tmp_path_factory, case):
     source, groups = case
     module = compile_glsl(source, tmp_path_factory.mktemp("random") / "k")
     agree(lambda: system(module, groups))
+
+
+test_random_kernels_agree, test_random_kernels_agree_in_full = long_twin(
+    _random_kernels_agree,
+    (kernels(),),
+    suite=12,
+    full=30,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
 
 
 def test_past_kernel_large_the_check_goes_compiled(monkeypatch):

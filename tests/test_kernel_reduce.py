@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import progress_command
+from conftest import long_twin, progress_command
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kernel_helpers import compile_glsl, replay, system
@@ -212,13 +212,22 @@ void main() {{
     return source, groups
 
 
-@settings(max_examples=25, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-@given(kernels())
-def test_random_kernels_agree(tmp_path_factory, case):
+def _random_kernels_agree(tmp_path_factory, case):
     source, groups = case
     module = compile_glsl(source, tmp_path_factory.mktemp("random") / "k")
     _agree(lambda: system(module, groups))
 
+
+test_random_kernels_agree, test_random_kernels_agree_in_full = long_twin(
+    _random_kernels_agree,
+    (kernels(),),
+    suite=10,
+    full=25,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
 
 TWO_LOOPS = """#version 450
 layout(local_size_x = 1) in;
@@ -353,13 +362,22 @@ void main() {{
     return source, groups
 
 
-@settings(max_examples=30, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-@given(symmetric_kernels())
-def test_random_symmetric_kernels_agree(tmp_path_factory, case):
+def _random_symmetric_kernels_agree(tmp_path_factory, case):
     source, groups = case
     module = compile_glsl(source, tmp_path_factory.mktemp("symmetric") / "k")
     _agree(lambda: system(module, groups))
 
+
+test_random_symmetric_kernels_agree, test_random_symmetric_kernels_agree_in_full = long_twin(
+    _random_symmetric_kernels_agree,
+    (symmetric_kernels(),),
+    suite=12,
+    full=30,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
 
 TOGGLE = """#version 450
 layout(local_size_x = 2) in;
