@@ -129,6 +129,14 @@ def reference(tmp_path_factory) -> dict[str, bytes]:
     return file_tree(root / "export")
 
 
+def agreement_settings() -> dict:
+    """`settings` of a derandomized agreement property: the same examples every
+    run, no deadline or example database, every health check off."""
+    from hypothesis import HealthCheck
+
+    return {"derandomize": True, "deadline": None, "database": None, "suppress_health_check": list(HealthCheck)}
+
+
 def long_twin(body, strategies: tuple | dict, suite: int, full: int, **options):
     """A hypothesis property run twice: (the suite's test, at `suite` examples;
     its `long`-marked twin at `full`, which benchmarks/long_tests.py runs).

@@ -19,6 +19,20 @@ from progress.front.spirv.load import load_kernel
 
 KERNELS = Path(__file__).parent / "data" / "kernel_check"
 
+# Each workgroup writes its own cell, then (after a flag both raise) the other's:
+# a probe that stops before the flag guesses every cell owned by its first writer.
+LATE_SHARING = """#version 450
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer Data { uint cell[2]; uint flag; };
+void main() {
+    uint me = gl_WorkGroupID.x;
+    for (uint i = 0u; i < 4u; i++) { cell[me] = cell[me] + 1u; }
+    atomicAdd(flag, 1u);
+    while (atomicAdd(flag, 0u) < 2u) { }
+    cell[1u - me] = cell[1u - me] + 5u;
+}
+"""
+
 
 def compile_glsl(source: Path | str, out: Path, optimize: bool = False) -> Module:
     """The module of a GLSL file (or of GLSL text, written to `out`.comp),

@@ -15,8 +15,7 @@ import csv
 from pathlib import Path
 
 import pytest
-from conftest import long_twin
-from hypothesis import HealthCheck
+from conftest import agreement_settings, long_twin
 from hypothesis import strategies as st
 from kernel_helpers import compile_glsl, system
 
@@ -93,8 +92,5 @@ test_random_programs_agree, test_random_programs_agree_in_full = long_twin(
     ),
     suite=12,
     full=30,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
+    **agreement_settings(),
 )

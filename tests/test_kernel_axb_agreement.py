@@ -5,8 +5,7 @@ with and without `spirv-opt -O`."""
 
 from __future__ import annotations
 
-from conftest import long_twin
-from hypothesis import HealthCheck
+from conftest import agreement_settings, long_twin
 from hypothesis import strategies as st
 from kernel_helpers import compile_glsl, system
 
@@ -92,8 +91,5 @@ test_random_programs_agree, test_random_programs_agree_in_full = long_twin(
     ),
     suite=10,
     full=25,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
+    **agreement_settings(),
 )

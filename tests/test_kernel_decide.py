@@ -10,8 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import long_twin
-from hypothesis import HealthCheck
+from conftest import agreement_settings, long_twin
 from kernel_helpers import compile_glsl, system
 from test_kernel_reduce import kernels, validate
 
@@ -61,10 +60,7 @@ test_random_kernels_agree, test_random_kernels_agree_in_full = long_twin(
     (kernels(),),
     suite=12,
     full=30,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
+    **agreement_settings(),
 )
 
 

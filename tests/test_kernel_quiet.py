@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kernel_helpers import compile_glsl, system
+from kernel_helpers import LATE_SHARING, compile_glsl, system
 from test_kernel_reduce import QUERIES, validate
 
 from progress.core import reduce
@@ -217,19 +217,6 @@ def test_the_piet_shaped_fallback_scan_terminates_under_every_model():
     plain, reduced = _agree(lambda: _piet(2, 2))
     report = check_system(_piet(2, 2), QUERIES, max_states=BOUND, reduce=True)
     assert all(v.terminates for v in report.verdicts) and reduced < plain
-
-
-LATE_SHARING = """#version 450
-layout(local_size_x = 1) in;
-layout(std430, binding = 0) buffer Data { uint cell[2]; uint flag; };
-void main() {
-    uint me = gl_WorkGroupID.x;
-    for (uint i = 0u; i < 4u; i++) { cell[me] = cell[me] + 1u; }
-    atomicAdd(flag, 1u);
-    while (atomicAdd(flag, 0u) < 2u) { }
-    cell[1u - me] = cell[1u - me] + 5u;
-}
-"""
 
 
 def test_the_compiled_explorer_drops_a_broken_ownership_guess(tmp_path, monkeypatch):

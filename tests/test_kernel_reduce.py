@@ -11,10 +11,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import long_twin, progress_command
+from conftest import agreement_settings, long_twin, progress_command
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kernel_helpers import compile_glsl, replay, system
+from kernel_helpers import LATE_SHARING, compile_glsl, replay, system
 
 from progress.cli.kernel import given_settings, kernel_system
 from progress.core import reduce
@@ -137,19 +137,6 @@ def test_a_private_round_is_a_self_loop_of_the_original(tmp_path):
     _agree(lambda: system(module, 2))
 
 
-LATE_SHARING = """#version 450
-layout(local_size_x = 1) in;
-layout(std430, binding = 0) buffer Data { uint cell[2]; uint flag; };
-void main() {
-    uint me = gl_WorkGroupID.x;
-    for (uint i = 0u; i < 4u; i++) { cell[me] = cell[me] + 1u; }
-    atomicAdd(flag, 1u);
-    while (atomicAdd(flag, 0u) < 2u) { }
-    cell[1u - me] = cell[1u - me] + 5u;
-}
-"""
-
-
 def test_a_broken_ownership_guess_is_dropped(tmp_path, monkeypatch):
     """A probe too small to see the late cross writes guesses each cell owned
     by its first writer; the exploration finds the writes and starts again."""
@@ -223,10 +210,7 @@ test_random_kernels_agree, test_random_kernels_agree_in_full = long_twin(
     (kernels(),),
     suite=10,
     full=25,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
+    **agreement_settings(),
 )
 
 TWO_LOOPS = """#version 450
@@ -373,10 +357,7 @@ test_random_symmetric_kernels_agree, test_random_symmetric_kernels_agree_in_full
     (symmetric_kernels(),),
     suite=12,
     full=30,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
+    **agreement_settings(),
 )
 
 TOGGLE = """#version 450
