@@ -128,6 +128,15 @@ class LaunchSettings:
         )
 
 
+    def spec_over_size(self, other: LaunchSettings) -> frozenset[str]:
+        """The `--spec` keys of `other` that win over these settings' `--local-size` where both
+        set one constant (`other` gives no size of its own); otherwise setting one constant
+        twice is refused (specialize.py)."""
+        if self.local_size is None or other.local_size is not None:
+            return frozenset()
+        return frozenset(key for key, _ in other.spec)
+
+
 def _given(mine: T | None, theirs: T | None) -> T | None:
     return mine if mine is not None else theirs
 
