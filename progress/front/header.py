@@ -127,7 +127,6 @@ class LaunchSettings:
             redefines=tuple(r for r in self.redefines if r[0] not in dict(other.redefines)) + other.redefines,
         )
 
-
     def spec_over_size(self, other: LaunchSettings) -> frozenset[str]:
         """The `--spec` keys of `other` that win over these settings' `--local-size` where both
         set one constant (`other` gives no size of its own); otherwise setting one constant

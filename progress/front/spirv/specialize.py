@@ -107,7 +107,8 @@ def _both(
     constant = view.constants[cid]
     message = (
         f"--spec {key}={value} and --local-size {_size(size)} both set the specialization constant "
-        f"{constant.spec_id}" + (f" ({view.names[cid]})" if view.names.get(cid) else "")
+        f"{constant.spec_id}"
+        + (f" ({view.names[cid]})" if view.names.get(cid) else "")
         + ", the workgroup size: give one of them (a --spec on the command line wins over the header's --local-size)"
     )
     pattern = re.compile(rf"local_size_[xyz]_id\s*=\s*{constant.spec_id}\b|\bSpecId\s+{constant.spec_id}\b")

@@ -8,7 +8,8 @@ for a module that still has overrides, so `with_values` turns each
 or `--spec ID=V` (as for a SPIR-V specialization constant), `--local-size`
 for the overrides the entry point's `@workgroup_size(...)` names, else its
 initializer (a `--spec` and a `--local-size` that set one override to two values
-are refused, unless the `--spec` is in `yields`: given where the size was not). `@id(...)` attributes, which only overrides carry, are blanked.
+are refused, unless the `--spec` is in `yields`: given where the size was not).
+`@id(...)` attributes, which only overrides carry, are blanked.
 Keywords and attributes keep their length, so lines and columns stay
 (a value longer than the initializer it replaces moves the rest of its
 line). Refused, at the override's name or naming the option: an override
