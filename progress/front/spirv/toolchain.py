@@ -111,7 +111,12 @@ def compile_shader(
     within `limits` (an InputError past them)."""
     if kind == "hlsl":
         flags = SLANG_FLAGS + _slang_defines(defines) + ("-entry", entry or "main", "-stage", "compute")
-        return _cached("slang", SLANG_LANGUAGE + flags, SLANG_PRELUDE.encode() + source, lambda work: _slang(source, flags, name, work, limits))
+        return _cached(
+            "slang",
+            SLANG_LANGUAGE + flags,
+            SLANG_PRELUDE.encode() + source,
+            lambda work: _slang(source, flags, name, work, limits),
+        )
     flags = GLSL_FLAGS + _glslang_defines(defines)
     return _cached("glslangValidator", flags, source, lambda work: _glslang(source, "comp", flags, name, work, limits))
 
