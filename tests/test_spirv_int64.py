@@ -18,7 +18,9 @@ M64 = (1 << 64) - 1
 SOURCE = """#version 450
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 layout(local_size_x = 1) in;
-layout(std430, binding = 0) buffer B { uint64_t a; uint64_t b; int64_t s; uint small; uint64_t out64[16]; uint out32[4]; };
+layout(std430, binding = 0) buffer B {
+    uint64_t a; uint64_t b; int64_t s; uint small; uint64_t out64[16]; uint out32[4];
+};
 void main() {
     out64[0] = a + b;
     out64[1] = a - b;
