@@ -97,18 +97,22 @@ CASES = {
         "OpSubgroupReadInvocationKHR: this subgroup operation is not supported",
     ),
     "float": (
-        kernel("%f = OpConvertUToF %float %u1\n", globals_="%float = OpTypeFloat 32\n"),
-        "%float = OpTypeFloat",  # assembly gives types a line: the declaration is shown
-        "OpTypeFloat: floating point is not supported",
-    ),
-    "a 64-bit constant": (
         kernel(
-            "%x = OpIAdd %ulong %big %big\n",
-            globals_="%ulong = OpTypeInt 64 0\n%big = OpConstant %ulong 4294967296\n",
-            capabilities="OpCapability Int64\n",
+            "%f = OpConvertUToF %double %u1\n",
+            globals_="%double = OpTypeFloat 64\n",
+            capabilities="OpCapability Float64\n",
         ),
-        "%ulong = OpTypeInt",
-        "OpTypeInt: 64-bit integers: only 32-bit integers are supported",
+        "%double = OpTypeFloat",  # assembly gives types a line: the declaration is shown
+        "OpTypeFloat: 64-bit floats: only 32-bit floats are supported",
+    ),
+    "a 16-bit constant": (
+        kernel(
+            "%x = OpIAdd %ushort %big %big\n",
+            globals_="%ushort = OpTypeInt 16 0\n%big = OpConstant %ushort 4096\n",
+            capabilities="OpCapability Int16\n",
+        ),
+        "%ushort = OpTypeInt",
+        "OpTypeInt: 16-bit integers: only 32- and 64-bit integers are supported",
     ),
     "an unsupported instruction": (
         kernel("OpCopyMemory %cell %cell\n"),
@@ -164,9 +168,9 @@ layout(std430, binding = 0) buffer B { uint lock; uint seen; };
 void main() {
     uint votes = readFirstInvocationARB(lock);
     seen = readInvocationARB(votes, 0u);
-    float half_ = float(lock) * 0.5;
+    double half_ = double(lock) * 0.5;
     if (votes == 0u) {
-        atomicExchange(lock, uint(half_));
+        atomicExchange(lock, uint(half_) + uint(exp(float(votes))));
     }
 }
 """
@@ -183,7 +187,8 @@ def test_every_problem_is_reported_each_at_its_line():
     assert lines == sorted(lines) and {6, 7, 8, 10} <= set(lines)
     assert "OpSubgroupFirstInvocationKHR: this subgroup operation is not supported" in rendered
     assert "OpSubgroupReadInvocationKHR: this subgroup operation is not supported" in rendered
-    assert "floating point is not supported" in rendered
+    assert "64-bit floats: only 32-bit floats are supported" in rendered
+    assert "Exp of GLSL.std.450 is not supported" in rendered
     assert rendered.endswith(f"{len(lines)} problems")
     assert error.position is not None and error.position.line == lines[0]  # a float variable of main, line 5
     assert "; also several.comp:6:" in error.message  # one message for readers that show one

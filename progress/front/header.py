@@ -127,6 +127,14 @@ class LaunchSettings:
             redefines=tuple(r for r in self.redefines if r[0] not in dict(other.redefines)) + other.redefines,
         )
 
+    def spec_over_size(self, other: LaunchSettings) -> frozenset[str]:
+        """The `--spec` keys of `other` that win over these settings' `--local-size` where both
+        set one constant (`other` gives no size of its own); otherwise setting one constant
+        twice is refused (specialize.py)."""
+        if self.local_size is None or other.local_size is not None:
+            return frozenset()
+        return frozenset(key for key, _ in other.spec)
+
 
 def _given(mine: T | None, theirs: T | None) -> T | None:
     return mine if mine is not None else theirs

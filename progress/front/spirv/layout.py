@@ -19,8 +19,10 @@ from progress.errors import InputError, InputErrors
 from progress.front.spirv.ir import (
     ArrayType,
     BoolType,
+    FloatType,
     IntType,
     ModuleView,
+    PointerType,
     RuntimeArrayType,
     StructType,
     Variable,
@@ -55,10 +57,23 @@ class Types:
                 found.runtime = {array: self.lengths.get(var, 0)}
         return found
 
-    def size(self, tid: int) -> int:
+    def words(self, tid: int) -> int:
+        """32-bit cells of a scalar type: 2 for a 64-bit integer or float and for a
+        physical pointer (its 64-bit address), 1 for the others (0: not a scalar)."""
         kind = self.view.types.get(tid)
-        if isinstance(kind, (IntType, BoolType)):
+        if isinstance(kind, (IntType, FloatType)):
+            return 2 if kind.width == 64 else 1
+        if isinstance(kind, BoolType):
             return 1
+        if isinstance(kind, PointerType) and kind.storage_class == "PhysicalStorageBuffer":
+            return 2
+        return 0
+
+    def size(self, tid: int) -> int:
+        words = self.words(tid)
+        if words:
+            return words
+        kind = self.view.types.get(tid)
         if isinstance(kind, VectorType):
             return kind.count * self.size(kind.component)
         if isinstance(kind, ArrayType):
@@ -112,13 +127,19 @@ class Types:
         return None
 
     def leaves(self, tid: int, name: str, offset: int = 0) -> list[tuple[str, int]]:
-        """Every scalar cell of a value of type `tid` at `offset`, named as a path."""
+        """Every cell of a value of type `tid` at `offset`, named as a path: one a scalar,
+        two (`x`, then `x:hi`) a 64-bit one."""
+        words = self.words(tid)
+        if words:
+            return [(name, offset)] if words == 1 else [(name, offset), (name + HI, offset + 1)]
         kind = self.view.types.get(tid)
-        if isinstance(kind, (IntType, BoolType)):
-            return [(name, offset)]
         if isinstance(kind, VectorType):
             size = self.size(kind.component)
-            return [(f"{name}.{'xyzw'[i]}", offset + i * size) for i in range(kind.count)]
+            return [
+                cell
+                for i in range(kind.count)
+                for cell in self.leaves(kind.component, f"{name}.{'xyzw'[i]}", offset + i * size)
+            ]
         if isinstance(kind, (ArrayType, RuntimeArrayType)):
             stride = self.stride(tid)
             count = self.length(tid) or 0
@@ -137,6 +158,8 @@ class Types:
         raise InputError(f"a value of type %{tid} cannot be kept in 32-bit cells")
 
 
+HI = ":hi"
+"""The name of a 64-bit value's high word is the value's name and this."""
 SLANG_WRAPPER = "__member0"
 """The one member of the block Slang wraps a structured buffer's array in: its cells are
 named after the buffer alone (`b[1]`, not `b.__member0[1]`)."""
@@ -343,19 +366,22 @@ def _initialize(
 ) -> None:
     """`--init NAME=V` sets every cell of NAME (a scalar, an array, a struct; a Workgroup
     variable's in every workgroup, or `wgN:NAME` in one); `--init NAME[i]=V` one element's
-    cells. Values are 32-bit (negative ones wrap)."""
+    cells. Values are 32-bit (negative ones wrap); a 64-bit cell takes a 64-bit value, its
+    high word (`NAME:hi`) the high half."""
     problems: list[InputError] = []
     for name, index, value in init:
         target = name if index is None else f"{name}[{index}]"
-        chosen = [at for cell, at in names if _within(cell, target)]
+        chosen = [(cell, at) for cell, at in names if _within(cell.removesuffix(HI), target)]
+        wide = any(cell.endswith(HI) for cell, _ in chosen)
         if not chosen:
             problems.append(
                 InputError(f"{path}: {option} {target}={value}: no {what} is called {target!r}" + _hint(names, what))
             )
-        elif not -(2**31) <= value < 2**32:
-            problems.append(InputError(f"{path}: {option} {target}={value}: the value does not fit in 32 bits"))
-        for at in chosen:
-            cells[at] = value & 0xFFFFFFFF
+        elif not (-(2**63) <= value < 2**64 if wide else -(2**31) <= value < 2**32):
+            bits = 64 if wide else 32
+            problems.append(InputError(f"{path}: {option} {target}={value}: the value does not fit in {bits} bits"))
+        for cell, at in chosen:
+            cells[at] = (value >> 32 if cell.endswith(HI) else value) & 0xFFFFFFFF
     if problems:  # every item's problem at once
         raise InputErrors.joined(problems)
 

@@ -13,22 +13,26 @@ every entry point's LocalSize (or LocalSizeId) says the size it now has.
 
 `local_size` (`--local-size X,Y,Z`) sets the workgroup size where the kernel
 reads it: the specialization constants it is made of (`local_size_x_id`,
-LocalSizeId; one that `spec` names is `spec`'s), or the built-in WorkgroupSize
-constant (`gl_WorkGroupSize`) that
-the code reads, which is given constants of its own. A size written into the
+LocalSizeId), or the built-in WorkgroupSize constant (`gl_WorkGroupSize`) that
+the code reads, which is given constants of its own. A `--spec` of a size's
+constant with another value than `--local-size` gives it is refused, both named
+at the line that declares the size (`text`), unless its key is in `yields`: a
+`--spec` given where the size was not (the command line over the header) wins. A size written into the
 kernel and never read as gl_WorkGroupSize is refused unless it is the one asked
 for: the code may depend on it in ways no rewrite can see. Pure.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from progress.errors import InputError
+from progress.errors import InputError, SourcePosition
 from progress.front.spirv.ir import BoolType, Constant, EntryPoint, Id, Instruction, Module, ModuleView
 from progress.front.spirv.layout import referenced_ids
 from progress.front.spirv.values import BINARY, MASK, UNARY, Fault, lift
+from progress.source import source_lines
 
 Value = int | tuple  # a scalar's 32-bit pattern, or a composite's parts
 
@@ -39,15 +43,21 @@ def specialize(
     local_size: tuple[int, int, int] | None,
     entry: EntryPoint | None,
     path: str,
+    text: str = "",
+    yields: frozenset[str] = frozenset(),
 ) -> Module:
     """`module` specialized (see the module's contract); an InputError names a `--spec`
-    that matches no constant, a value its constant cannot hold, a size that cannot be set."""
+    that matches no constant, a value its constant cannot hold, a size that cannot be set,
+    a `--spec` and a `--local-size` that give one constant two values."""
     view = module.view
-    given = _given_values(view, spec, path)
+    given, keys = _given_values(view, spec, path)
     fresh: dict[int, tuple[int, ...]] = {}
     if local_size is not None and entry is not None:
         size_values, fresh = _local_size(view, entry, local_size, path)
-        given = size_values | given  # a size constant --spec names is --spec's
+        for cid, value in size_values.items():
+            if cid in given and given[cid] != value and keys[cid] not in yields:
+                raise _both(view, cid, keys[cid], given[cid], local_size, path, text)
+        given = size_values | given
     if not given and not fresh and not any(c.is_spec for c in view.constants.values()):
         return module
     return _sized(_rewritten(module, given, fresh, path))
@@ -69,10 +79,13 @@ def _sized(module: Module) -> Module:
     return replace(module, instructions=tuple(out))
 
 
-def _given_values(view: ModuleView, spec: tuple[tuple[str, int], ...], path: str) -> dict[int, int]:
-    """`--spec` items as constant id -> value."""
+def _given_values(
+    view: ModuleView, spec: tuple[tuple[str, int], ...], path: str
+) -> tuple[dict[int, int], dict[int, str]]:
+    """`--spec` items as constant id -> value, and constant id -> the key that gave it."""
     specs = [c for c in view.constants.values() if c.opcode in _SCALAR_SPECS]
     values: dict[int, int] = {}
+    keys: dict[int, str] = {}
     for key, value in spec:
         matches = [c for c in specs if (str(c.spec_id) == key if key.isdigit() else view.names.get(c.id) == key)]
         if not matches:
@@ -83,7 +96,27 @@ def _given_values(view: ModuleView, spec: tuple[tuple[str, int], ...], path: str
             if isinstance(view.types.get(constant.type), BoolType) and value not in (0, 1):
                 raise InputError(f"{path}: --spec {key}={value}: the constant is a bool (true, false, 1 or 0)")
             values[constant.id] = value
-    return values
+            keys[constant.id] = key
+    return values, keys
+
+
+def _both(
+    view: ModuleView, cid: int, key: str, value: int, size: tuple[int, int, int], path: str, text: str
+) -> InputError:
+    """`--spec key=value` against the `--local-size` that sets the same constant otherwise."""
+    constant = view.constants[cid]
+    message = (
+        f"--spec {key}={value} and --local-size {_size(size)} both set the specialization constant "
+        f"{constant.spec_id}"
+        + (f" ({view.names[cid]})" if view.names.get(cid) else "")
+        + ", the workgroup size: give one of them (a --spec on the command line wins over the header's --local-size)"
+    )
+    pattern = re.compile(rf"local_size_[xyz]_id\s*=\s*{constant.spec_id}\b|\bSpecId\s+{constant.spec_id}\b")
+    for number, line in enumerate(source_lines(text), 1):
+        found = pattern.search(line)
+        if found:
+            return InputError(message, SourcePosition(path, number, found.start() + 1, line))
+    return InputError(f"{path}: {message}")
 
 
 def _known(view: ModuleView, specs: list[Constant], key: str) -> str:

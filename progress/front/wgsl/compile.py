@@ -82,11 +82,12 @@ def wgsl_to_spirv(
     spec: tuple[tuple[str, int], ...] = (),
     local_size: tuple[int, int, int] | None = None,
     entry: str | None = None,
+    yields: frozenset[str] = frozenset(),
 ) -> Compiled:
     """The checker's SPIR-V for the WGSL `source`, shown as `name` (see the
     module's contract); `spec`, `local_size` and `entry` are the launch's, for
-    the overrides."""
-    text, overridden = with_values(source, name, spec, local_size, entry)
+    the overrides (`yields`: the `--spec` keys that win over `local_size`)."""
+    text, overridden = with_values(source, name, spec, local_size, entry, yields)
     compiled = _compiled(text, source, name, limits)
     if not overridden:
         return compiled
