@@ -105,7 +105,10 @@ def test_deciding_stops_at_the_time_limit(monkeypatch, phase):
     assert f"stopped at the time limit while {phase}" in reason and "--reduce" in reason
 
 
-@pytest.mark.parametrize("name", ["tas_spinlock.comp", "lookback_dynamic.comp", "ticket_lock.comp", "grid_barrier.comp"])
+@pytest.mark.parametrize(
+    "name",
+    ["tas_spinlock.comp", "lookback_dynamic.comp", "ticket_lock.comp", "grid_barrier.comp"],
+)
 def test_the_started_product_is_skipped_only_when_it_is_the_graph(name):
     """`kernel_decide.product` uses the graph itself for STARTED when the
     memory is a function of the program state (`_started_memory`): then the
