@@ -183,6 +183,53 @@ PREFIX_SUMS_BUFFERS = ("--buffer", "b_scanIn=1536", "--buffer", "b_scanOut=1536"
 )
 """The buffer lengths both GPUPrefixSums scans are checked with (their runtime-sized arrays)."""
 
+ONESWEEP_PUBLISHED = ("--init", "cbParallelSort.e_threadBlocks=2", "--init", "cbParallelSort.e_numKeys=7680") + (
+    "--buffer",
+    "b_index=4",
+    "--buffer",
+    "b_passHist=2048",
+    "--buffer",
+    "b_sort=7680",
+    "--buffer",
+    "b_alt=7680",
+)
+"""Two partition tiles of 3840 keys (PART_SIZE), the pass histograms of 2 tiles x 256 digits x 4 passes."""
+ONESWEEP_SMALL = tuple(
+    part
+    for name, value in (
+        ("PASS_DIM", 2),
+        ("KEYS_PER_THREAD", 1),
+        ("PART_SIZE", 2),
+        ("RADIX", 2),
+        ("RADIX_MASK", 1),
+        ("RADIX_LOG", 1),
+        ("HALF_RADIX", 1),
+        ("HALF_MASK", 0),
+        ("MAX_PASS_SMEM", 8),
+    )
+    for part in ("--redefine", f"{name}={value}")
+) + (
+    "--init",
+    "cbParallelSort.e_threadBlocks=2",
+    "--init",
+    "cbParallelSort.e_numKeys=4",
+    "--init",
+    "b_passHist[0]=2",
+    "--init",
+    "b_passHist[1]=2",
+    "--buffer",
+    "b_index=1",
+    "--buffer",
+    "b_passHist=4",
+    "--buffer",
+    "b_sort=4",
+    "--buffer",
+    "b_alt=4",
+)
+"""OneSweep's sizes (plain #defines in SortCommon.hlsl) at their smallest: 2 invocations (one wave
+of 2: the kernel's waves-below-16 path), 1 key each, a 1-bit digit (2 bins); 2 tiles of 2 keys; the
+tile-0 slots of the pass histogram as the Scan kernel leaves them (`count << 2 | FLAG_INCLUSIVE`,
+count 0): the look-back of tile 0 reads them, and without them it waits forever."""
 SMALL_VELLO = ("--redefine", "N_ROWS=1")
 """Vello's items per invocation, 16 as published, at 1 (its sizes are plain #defines)."""
 VELLO_SMALL_BUFFERS = ("--buffer", "inbuf=4", "--buffer", "outbuf=4", "--buffer", "state=2")
@@ -233,7 +280,7 @@ KERNELS = (
         "GPUSortingD3D12/Shaders/OneSweep.hlsl",
         "ac4d437c0f4c723577ba4bb7ee0df461bd3760a5",
         "OneSweep radix sort, digit binning pass: decoupled look-back over the pass histograms (HLSL, waves)",
-        ("--workgroups", "2", "--entry", "DigitBinningPass", "-D", "KEY_UINT"),
+        ("--workgroups", "2", "--entry", "DigitBinningPass", "-D", "KEY_UINT", *ONESWEEP_PUBLISHED),
         ("GPUSortingD3D12/Shaders/SortCommon.hlsl",),
     ),
     Kernel(
@@ -297,6 +344,17 @@ KERNELS = (
         "the multi-lock kernel at 1 invocation a workgroup, both workgroups on one lock (values=1)",
         ("--workgroups", "2", "-I", JIMARA_INCLUDE, "--redefine", "BLOCK_SIZE=1", "--buffer", "values=1"),
         ("__Source__/Jimara/Graphics/Memory/Jimara_Atomics.glh",),
+    ),
+    Kernel(
+        "GPUSorting (D3D12)",
+        "b0nes164/GPUSorting",
+        "GPUSortingD3D12/Shaders/OneSweep.hlsl",
+        "ac4d437c0f4c723577ba4bb7ee0df461bd3760a5",
+        "the digit binning pass at 2 invocations a workgroup, 1 key each, 2 digits (1-bit radix; its "
+        "#defines given by --redefine, file unedited), the Scan kernel's flags for tile 0 set "
+        "(FLAG_INCLUSIVE, count 0)",
+        ("--workgroups", "2", "--entry", "DigitBinningPass", "-D", "KEY_UINT", *ONESWEEP_SMALL),
+        ("GPUSortingD3D12/Shaders/SortCommon.hlsl",),
     ),
     Kernel(
         "Mesa (radv's BVH builder)",

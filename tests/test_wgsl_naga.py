@@ -157,3 +157,34 @@ def test_refusal_reports_are_read_as_naga_writes_them():
     assert error.message == 'naga: expected identifier, found "{": expected identifier'
     nowhere = refusal_error(NagaRefusal("validation", "error: broken\n = because\n"), "", "x.wgsl")
     assert nowhere.position is None and nowhere.message == "x.wgsl: naga: broken (because)"
+
+
+BALLOT = """enable subgroups;
+@group(0) @binding(0) var<storage, read_write> out: array<u32, 2>;
+@compute @workgroup_size(2)
+fn main(@builtin(local_invocation_index) i: u32) {
+    out[i] = subgroupBallot(i == 1u).x + 10u * subgroupShuffle(i + 1u, 1u - i);
+}
+"""
+
+
+def test_enable_subgroups_is_taken_out_for_naga():
+    """naga-wasm refused `enable subgroups;` by name ("not yet supported"; b0nes164's
+    MetalMinRepro stress.wgsl) though it translates the built-ins: blanked, columns kept.
+    Each lane writes ballot(i == 1).x = 2 plus 10 x the other lane's i + 1."""
+    from progress.front.wgsl.enables import without_naga_refused
+
+    kernel = load_kernel(BALLOT.encode(), "k.wgsl", "wgsl")
+    cells = {k: v for k, v in kernel_finals(kernel).items()}
+    assert cells == {"out[0]": 2 + 10 * 2, "out[1]": 2 + 10 * 1}
+    assert any("`enable subgroups;` taken out" in note for note in kernel.notes)
+    assert without_naga_refused("  enable f16, subgroups;\nx") == ("  enable f16;           \nx", True)
+    assert without_naga_refused("enable f16;\n") == ("enable f16;\n", False)
+
+
+def kernel_finals(kernel) -> dict[str, int]:
+    from progress.cli.kernel import terminal_memories
+    from progress.front.spirv.load import launch_system
+
+    (final,) = terminal_memories(launch_system(kernel, "k", "k.wgsl"), None, None)
+    return dict(final)

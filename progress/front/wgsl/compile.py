@@ -4,7 +4,9 @@
 
 0. makes each `override` a `const` of the value the launch gives it
    (`overrides.py`: `--spec`, `--local-size`, else its initializer; naga-wasm
-   cannot set pipeline constants), columns kept;
+   cannot set pipeline constants), columns kept; takes `subgroups` out of
+   `enable` directives (`enables.py`: naga-wasm refuses the name, not the
+   built-ins);
 1. marks each statement (`marks.py`) and has naga translate the marked
    source (`naga.py`); when naga refuses it, the source as written is
    translated instead, so naga's error is positioned in the user's text
@@ -37,6 +39,7 @@ from dataclasses import dataclass, replace
 from progress.front.spirv.decode import decode
 from progress.front.spirv.ir import Block, Id, Module, StructType
 from progress.front.spirv.toolchain import DEFAULT_LIMITS, ToolLimits
+from progress.front.wgsl.enables import REFUSED, without_naga_refused
 from progress.front.wgsl.loopbound import LoopBound, loop_bounds
 from progress.front.wgsl.marks import Marked, Unmarkable, marked_source
 from progress.front.wgsl.naga import NagaRefusal, refusal_error, translate
@@ -88,7 +91,12 @@ def wgsl_to_spirv(
     module's contract); `spec`, `local_size` and `entry` are the launch's, for
     the overrides (`yields`: the `--spec` keys that win over `local_size`)."""
     text, overridden = with_values(source, name, spec, local_size, entry, yields)
+    text, enabled = without_naga_refused(text)
     compiled = _compiled(text, source, name, limits)
+    if enabled:
+        refused = ", ".join(sorted(REFUSED))
+        note = f"{name}: `enable {refused};` taken out for naga, which refuses it by name but translates the built-ins"
+        compiled = replace(compiled, notes=(*compiled.notes, note))
     if not overridden:
         return compiled
     note = f"{name}: overrides, as constants (naga-wasm sets no pipeline constants): {', '.join(overridden)}"
