@@ -183,6 +183,13 @@ PREFIX_SUMS_BUFFERS = ("--buffer", "b_scanIn=1536", "--buffer", "b_scanOut=1536"
 )
 """The buffer lengths both GPUPrefixSums scans are checked with (their runtime-sized arrays)."""
 
+WGPU_SCAN_BUFFERS = ("--buffer", "scan=6656", "--buffer", "reduction=2", "--buffer", "index=1") + (
+    "--buffer",
+    "info=1",
+    "--init",
+    "info=6656",
+)
+"""2 tiles of PART_SIZE 3328 (256 x 13); `info[0]`, the input's size, 6656 (the last tile full)."""
 ONESWEEP_PUBLISHED = ("--init", "cbParallelSort.e_threadBlocks=2", "--init", "cbParallelSort.e_numKeys=7680") + (
     "--buffer",
     "b_index=4",
@@ -282,6 +289,33 @@ KERNELS = (
         "OneSweep radix sort, digit binning pass: decoupled look-back over the pass histograms (HLSL, waves)",
         ("--workgroups", "2", "--entry", "DigitBinningPass", "-D", "KEY_UINT", *ONESWEEP_PUBLISHED),
         ("GPUSortingD3D12/Shaders/SortCommon.hlsl",),
+    ),
+    Kernel(
+        "GPUPrefixSums (WGPU)",
+        "b0nes164/GPUPrefixSums",
+        "GPUPrefixSumsWGPU/src/Shaders/csdl.wgsl",
+        "091bea1666bb10d3d64ec6a35b0c1fe74b281b75",
+        "chained scan, decoupled look-back without fallback, one invocation looks back (WGSL, 256 "
+        "invocations, sizes `const`)",
+        ("--workgroups", "2") + WGPU_SCAN_BUFFERS,
+    ),
+    Kernel(
+        "GPUPrefixSums (WGPU)",
+        "b0nes164/GPUPrefixSums",
+        "GPUPrefixSumsWGPU/src/Shaders/csdldf.wgsl",
+        "03c1b4d29dace6a3ae0957cba1634ff4aa73b654",
+        "chained scan, decoupled look-back with decoupled fallback (a workgroup-wide `while (s_lock == LOCKED)`, "
+        "MAX_SPIN_COUNT 4) (WGSL, 256 invocations)",
+        ("--workgroups", "2") + WGPU_SCAN_BUFFERS,
+    ),
+    Kernel(
+        "MetalMinRepro (a forward-progress repro)",
+        "b0nes164/MetalMinRepro",
+        "Shaders/stress.wgsl",
+        "f8d94209b59fe68864399e0ddc15d85ca7f8e082",
+        "a look-back whose flags are split over two invocations and joined by subgroup ballots and shuffles, "
+        "written to show Apple GPUs starving the lowest tile (WGSL, `enable subgroups;`, 32 invocations, a `const`)",
+        ("--workgroups", "2", "--buffer", "scan=2", "--buffer", "errors=2"),
     ),
     Kernel(
         "Jimara (game engine)",

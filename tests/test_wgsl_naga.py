@@ -13,6 +13,7 @@ import pytest
 from conftest import REPO, progress_command
 
 from progress.errors import InputError
+from progress.front.header import LaunchSettings
 from progress.front.spirv.load import load_kernel
 from progress.front.spirv.toolchain import ToolLimits
 from progress.front.wgsl import naga
@@ -188,3 +189,30 @@ def kernel_finals(kernel) -> dict[str, int]:
 
     (final,) = terminal_memories(launch_system(kernel, "k", "k.wgsl"), None, None)
     return dict(final)
+
+
+SHARED = """struct Pair { a: u32, b: array<u32, 2> }
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+var<workgroup> s: array<u32, 2>;
+var<workgroup> p: Pair;
+@compute @workgroup_size(2)
+fn main(@builtin(local_invocation_index) i: u32) {
+    s[i] = i + 1u;
+    p.b[i] = 10u * (i + 1u);
+    workgroupBarrier();
+    out[i] = s[1u - i] + p.b[1u - i];
+}
+"""
+
+
+def test_workgroup_arrays_lose_naga_s_layout_decorations():
+    """naga writes ArrayStride on every array and Offset on every struct member, which Vulkan
+    forbids in workgroup memory: spirv-val (2025.5, VUID-StandaloneSpirv-None-10684) refused
+    every WGSL kernel with a `var<workgroup>` array (b0nes164's GPUPrefixSums csdl.wgsl).
+    Lane i reads the other lane's s and p.b: out = [2 + 20, 1 + 10]."""
+    kernel = load_kernel(SHARED.encode(), "k.wgsl", "wgsl", LaunchSettings(buffers={"out": 2}))
+    assert kernel_finals(kernel) == {"out[0]": 22, "out[1]": 11, "wg0:s[0]": 1, "wg0:s[1]": 2} | {
+        "wg0:p.a": 0,
+        "wg0:p.b[0]": 10,
+        "wg0:p.b[1]": 20,
+    }

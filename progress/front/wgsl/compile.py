@@ -12,9 +12,11 @@
    translated instead, so naga's error is positioned in the user's text
    (`file:line:col`), and a source naga accepts only unmarked is checked
    without lines (said in `notes`);
-2. removes naga's loop bound from every loop (`loopbound.py`) and names
+2. removes naga's loop bound from every loop (`loopbound.py`), names
    naga's block around each buffer's member by the buffer (its cells are
-   `flag`, `message.data`);
+   `flag`, `message.data`) and drops the layout decorations naga puts on the
+   types of workgroup, private and function memory (Vulkan forbids them
+   there);
 3. turns each marker store into `OpLine %"kernel.wgsl" line column` and
    removes the marker variable. SPIR-V scopes a line to its block, so each
    block that does not start with a statement of its own opens with the
@@ -168,6 +170,7 @@ def _rewritten(binary: bytes, name: str, marked: Marked | None) -> Compiled:
     bounds = loop_bounds(module)
     removed = _remove_bounds(module, splice, bounds)
     _name_blocks(module, splice)
+    _unlaid(module, splice)
     bound = module.bound
     notes: list[str] = []
     if bounds:
@@ -225,6 +228,45 @@ def _name_blocks(module: Module, splice: Splice) -> None:
             and view.decoration(block.id, "Block") is not None
         ):
             splice.replace(named[variable.id], instruction("OpMemberName", Id(block.id), 0, view.names[variable.id]))
+
+
+EXPLICIT_LAYOUT = frozenset(
+    {"StorageBuffer", "Uniform", "PushConstant", "PhysicalStorageBuffer", "ShaderRecordBufferKHR"}
+)
+"""Storage classes whose types carry an explicit layout (Offset, ArrayStride, MatrixStride)."""
+_LAYOUT = frozenset({"Offset", "ArrayStride", "MatrixStride"})
+
+
+def _unlaid(module: Module, splice: Splice) -> None:
+    """naga decorates every array with ArrayStride (and struct members with Offset), also those
+    of workgroup, private and function memory, which Vulkan forbids there
+    (VUID-StandaloneSpirv-None-10684, checked since SPIRV-Tools 2025): spirv-val refused every
+    WGSL kernel with a `var<workgroup>` array. The layout decorations of the types that no
+    explicitly laid out storage class reaches go (they mean nothing there); a type both reach
+    keeps them (and is refused, as naga wrote it)."""
+    parts: dict[int, list[int]] = {}
+    roots: list[int] = []
+    for inst in module.instructions:
+        if inst.result is None:
+            continue
+        if inst.opcode == "OpTypePointer" and inst.operands[0] in EXPLICIT_LAYOUT:
+            roots.append(_ref(inst.operands[1]))
+        elif inst.opcode in ("OpTypeArray", "OpTypeRuntimeArray", "OpTypeMatrix", "OpTypeVector"):
+            parts[inst.result] = [_ref(inst.operands[0])]
+        elif inst.opcode == "OpTypeStruct":
+            parts[inst.result] = [_ref(op) for op in inst.operands]
+    laid: set[int] = set()
+    while roots:
+        found = roots.pop()
+        if found not in laid:
+            laid.add(found)
+            roots += parts.get(found, [])
+    for inst in module.instructions:
+        decorated = inst.opcode in ("OpDecorate", "OpMemberDecorate") and inst.operands
+        position = 1 if inst.opcode == "OpDecorate" else 2
+        if decorated and _ref(inst.operands[0]) in parts and _ref(inst.operands[0]) not in laid:
+            if len(inst.operands) > position and inst.operands[position] in _LAYOUT:
+                splice.drop(inst)
 
 
 def _lines(module: Module, splice: Splice, marked: Marked, file_id: int, dropped: set[int]) -> dict[int, int]:
