@@ -64,6 +64,7 @@ a variable without a name is called by its assembly id, `%16`."""
 _BUFFER = re.compile(rf"({_NAME})=(\d+)")
 _SPEC = re.compile(rf"(\d+|{_NAME})=(-?\d+|true|false)")
 _INIT = re.compile(rf"({_NAME})(?:\[(\d+)\])?=(-?\d+)")
+_PUSH_ADDRESS = re.compile(rf"({_NAME})(?:\[(\d+)\])?=(@{_NAME}(?:[+-]\d+)?)")
 _SETTINGS_LINE = re.compile(r"^([ \t]*{marker}[ \t]*progress:)(.*?)\r?$")
 
 
@@ -97,7 +98,7 @@ class LaunchSettings:
     entry: str | None = None
     optimize: bool | None = None
     spec: tuple[tuple[str, int], ...] = ()
-    push: tuple[tuple[str, int | None, int], ...] = ()
+    push: tuple[tuple[str, int | None, int | str], ...] = ()
     local_size: tuple[int, int, int] | None = None
     inputs: tuple[Input, ...] = ()
     subgroup_size: int | None = None
@@ -204,8 +205,13 @@ def parse_spec(text: str) -> tuple[str, int]:
     return key, value & 0xFFFFFFFF
 
 
-def parse_push(text: str) -> tuple[str, int | None, int]:
-    """`--push NAME=VALUE` or `--push NAME[INDEX]=VALUE`: a push constant, read as `--init` is."""
+def parse_push(text: str) -> tuple[str, int | None, int | str]:
+    """`--push NAME=VALUE` or `--push NAME[INDEX]=VALUE`: a push constant, read as `--init` is;
+    or `--push NAME=@BUFFER[+BYTES]`: a buffer's address (the value is that text)."""
+    address = _PUSH_ADDRESS.fullmatch(text)
+    if address is not None:
+        name, index_digits, value = address.groups()
+        return name, None if index_digits is None else _bounded(index_digits), value
     try:
         return parse_init(text)
     except UsageError as error:
@@ -422,7 +428,7 @@ def add_init(text: str, init: list[tuple[str, int | None, int]]) -> None:
     init.append(item)
 
 
-def add_push(text: str, push: list[tuple[str, int | None, int]]) -> None:
+def add_push(text: str, push: list[tuple[str, int | None, int | str]]) -> None:
     """`NAME=V` or `NAME[i]=V` appended to `push`; a UsageError if it is bad or sets a constant twice."""
     item = parse_push(text)
     if any(item[:2] == earlier[:2] for earlier in push):
