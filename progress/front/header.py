@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from progress.errors import SourcePosition, UsageError
 from progress.front.expect import Key, expectations
@@ -141,9 +141,10 @@ def _given(mine: T | None, theirs: T | None) -> T | None:
     return mine if mine is not None else theirs
 
 
-def _replaced(
-    old: tuple[tuple[str, int | None, int], ...], new: tuple[tuple[str, int | None, int], ...]
-) -> tuple[tuple[str, int | None, int], ...]:
+Item = TypeVar("Item", bound=tuple[Any, ...])
+
+
+def _replaced(old: tuple[Item, ...], new: tuple[Item, ...]) -> tuple[Item, ...]:
     """`old`'s items that `new` does not set again (same name and index), then `new`'s."""
     replaced = {(name, index) for name, index, _ in new}
     return tuple(i for i in old if (i[0], i[1]) not in replaced) + new

@@ -371,9 +371,6 @@ class Interpreter:
         elif op in ("OpConvertUToPtr", "OpConvertPtrToU"):
             width = 64 if op == "OpConvertUToPtr" else self._width(inst.result_type)
             value = self._value(run, ops[0], unit) & ((1 << width) - 1)
-        elif op in ("OpPtrEqual", "OpPtrNotEqual"):
-            same = self._value(run, ops[0], unit) == self._value(run, ops[1], unit)
-            value = int(same if op == "OpPtrEqual" else not same)
         elif op == "OpLoad" or op == "OpAtomicLoad":
             value = self._load_local(run, inst, unit)
         elif op in ("OpStore", "OpAtomicStore"):

@@ -67,9 +67,7 @@ class KernelSystem:
         per_group = size[0] * size[1] * size[2]
         _check_launch(launch.workgroups, per_group, path)
         types = Types(view, runtime_lengths(view, launch.buffers, path, launch.push))
-        self.layout = shared_layout(
-            view, types, launch.workgroups, launch.init, path, launch.push, launch.buffers
-        )
+        self.layout = shared_layout(view, types, launch.workgroups, launch.init, path, launch.push, launch.buffers)
         self.per_group = per_group
         self.subgroup_size = min(launch.subgroup_size or per_group, per_group)
         """Invocations per subgroup (docs/semantics.md section 10); the whole workgroup unless given."""

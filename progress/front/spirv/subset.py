@@ -31,8 +31,7 @@ SUBGROUP = (
 IMAGE = "images and samplers are not supported: kernels communicate through buffers and workgroup memory here"
 FUNCTION_POINTER = "function pointers are not supported"
 PHYSICAL = (
-    "only logical pointers and buffer references (PhysicalStorageBuffer64) are supported, not other physical "
-    "addressing"
+    "only logical pointers and buffer references (PhysicalStorageBuffer64) are supported, not other physical addressing"
 )
 FLOAT = "is not supported (32-bit floats are, with exact IEEE-754 arithmetic: docs/kernels.md)"
 FLOAT_WIDTH = "only 32-bit floats are supported (IEEE-754 binary32)"
@@ -66,7 +65,7 @@ SUPPORTED = (
     OpUDotAccSat OpSUDotAccSat OpVectorExtractDynamic
     OpVectorInsertDynamic OpCopyLogical OpTypeFloat OpConvertFToU OpConvertFToS OpConvertSToF OpConvertUToF
     OpFNegate OpIsNan OpIsInf OpDot OpVectorTimesScalar
-    OpConvertUToPtr OpConvertPtrToU OpPtrAccessChain OpTypeForwardPointer OpPtrEqual OpPtrNotEqual
+    OpConvertUToPtr OpConvertPtrToU OpPtrAccessChain OpTypeForwardPointer
     """.split()
     )
     | (COLLECTIVE | LOCAL)
