@@ -47,6 +47,19 @@ class Kernel:
     includes: tuple[str, ...] = field(default=())
 
 
+MESA_REGIONS = tuple(
+    part
+    for push, region, words in (
+        ("args.header", "header", 17),  # radv_ir_header: 10 words, then radv_global_sync_data's 7
+        ("args.bvh", "bvh", 64),
+        ("args.prefix_scan_partitions", "partitions", 16),
+        ("args.ids_0", "ids0", 16),
+        ("args.ids_1", "ids1", 16),
+    )
+    for part in ("--buffer", f"{region}={words}", "--push", f"{push}=@{region}")
+)
+"""Mesa's PLOC builder binds no buffer: each address its push constants hold, a raw region."""
+
 KERNELS: tuple[Kernel, ...] = ()
 """Filled in below (the manifest)."""
 
@@ -397,8 +410,9 @@ KERNELS = (
         "40f78e74c023992a470cec670486846a7de83c15",
         "PLOC BVH build: phases synchronized across workgroups by spinning on global counters, "
         "a decoupled look-back prefix scan (GLSL, buffer references; a Mesa mirror: bminor/mesa-mesa "
-        "holds this file without its headers at the same commit)",
-        ("--workgroups", "2"),
+        "holds this file without its headers at the same commit); no buffer is bound: every address is "
+        "a push constant, here raw regions (memory 0: no leaves) at its literal 1024 invocations a workgroup",
+        ("--workgroups", "2", *MESA_REGIONS),
         tuple(f"src/amd/vulkan/bvh/{h}" for h in ("build_interface.h", "build_helpers.h", "bvh.h")),
     ),
     Kernel(
