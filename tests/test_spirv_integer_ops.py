@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from kernel_helpers import system
+from test_spirv_buffer_reference import EXECUTED as POINTER_EXECUTED
 from test_spirv_floats import EXECUTED as FLOAT_EXECUTED
 
 from progress.cli.kernel import terminal_memories
@@ -496,7 +497,7 @@ def test_every_integer_and_boolean_instruction_is_executed_or_refused_by_name():
     """The walk: an instruction of these classes is in the supported subset only with an
     end-to-end case above; every other one is refused before running, its name first."""
     walked = sorted(name for name, kind in grammar_classes().items() if kind in CLASSES)
-    executed = {c.opcode for c in CASES if not c.ext} | WIDTH_CHANGING | FLOAT_EXECUTED
+    executed = {c.opcode for c in CASES if not c.ext} | WIDTH_CHANGING | FLOAT_EXECUTED | POINTER_EXECUTED
     view = module_of(kernel_text(CASES[0])).view
     refused = []
     for name in walked:

@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from progress.errors import SourcePosition, UsageError
 from progress.front.expect import Key, expectations
@@ -64,6 +64,7 @@ a variable without a name is called by its assembly id, `%16`."""
 _BUFFER = re.compile(rf"({_NAME})=(\d+)")
 _SPEC = re.compile(rf"(\d+|{_NAME})=(-?\d+|true|false)")
 _INIT = re.compile(rf"({_NAME})(?:\[(\d+)\])?=(-?\d+)")
+_PUSH_ADDRESS = re.compile(rf"({_NAME})(?:\[(\d+)\])?=(@{_NAME}(?:[+-]\d+)?)")
 _SETTINGS_LINE = re.compile(r"^([ \t]*{marker}[ \t]*progress:)(.*?)\r?$")
 
 
@@ -97,7 +98,7 @@ class LaunchSettings:
     entry: str | None = None
     optimize: bool | None = None
     spec: tuple[tuple[str, int], ...] = ()
-    push: tuple[tuple[str, int | None, int], ...] = ()
+    push: tuple[tuple[str, int | None, int | str], ...] = ()
     local_size: tuple[int, int, int] | None = None
     inputs: tuple[Input, ...] = ()
     subgroup_size: int | None = None
@@ -140,9 +141,10 @@ def _given(mine: T | None, theirs: T | None) -> T | None:
     return mine if mine is not None else theirs
 
 
-def _replaced(
-    old: tuple[tuple[str, int | None, int], ...], new: tuple[tuple[str, int | None, int], ...]
-) -> tuple[tuple[str, int | None, int], ...]:
+Item = TypeVar("Item", bound=tuple[Any, ...])
+
+
+def _replaced(old: tuple[Item, ...], new: tuple[Item, ...]) -> tuple[Item, ...]:
     """`old`'s items that `new` does not set again (same name and index), then `new`'s."""
     replaced = {(name, index) for name, index, _ in new}
     return tuple(i for i in old if (i[0], i[1]) not in replaced) + new
@@ -204,8 +206,13 @@ def parse_spec(text: str) -> tuple[str, int]:
     return key, value & 0xFFFFFFFF
 
 
-def parse_push(text: str) -> tuple[str, int | None, int]:
-    """`--push NAME=VALUE` or `--push NAME[INDEX]=VALUE`: a push constant, read as `--init` is."""
+def parse_push(text: str) -> tuple[str, int | None, int | str]:
+    """`--push NAME=VALUE` or `--push NAME[INDEX]=VALUE`: a push constant, read as `--init` is;
+    or `--push NAME=@BUFFER[+BYTES]`: a buffer's address (the value is that text)."""
+    address = _PUSH_ADDRESS.fullmatch(text)
+    if address is not None:
+        name, index_digits, value = address.groups()
+        return name, None if index_digits is None else _bounded(index_digits), value
     try:
         return parse_init(text)
     except UsageError as error:
@@ -422,7 +429,7 @@ def add_init(text: str, init: list[tuple[str, int | None, int]]) -> None:
     init.append(item)
 
 
-def add_push(text: str, push: list[tuple[str, int | None, int]]) -> None:
+def add_push(text: str, push: list[tuple[str, int | None, int | str]]) -> None:
     """`NAME=V` or `NAME[i]=V` appended to `push`; a UsageError if it is bad or sets a constant twice."""
     item = parse_push(text)
     if any(item[:2] == earlier[:2] for earlier in push):

@@ -24,9 +24,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from progress.errors import Inconclusive, InputError
-from progress.front.spirv import floats, subgroup
+from progress.front.spirv import addresses, floats, subgroup
 from progress.front.spirv.code import Code, prepare
 from progress.front.spirv.ir import (
+    ArrayType,
     FloatType,
     Id,
     Instruction,
@@ -55,6 +56,7 @@ from progress.front.spirv.values import (
     lift,
     pair,
     resize,
+    signed,
     split,
 )
 
@@ -248,6 +250,13 @@ class Interpreter:
             return Access(inst, (), collective=True)
         if op in ("OpLoad", "OpStore") or (op.startswith("OpAtomic") and op != "OpAtomicFlagClear"):
             pointer = self._value(run, inst.operands[0], unit)
+            if isinstance(pointer, int):  # a buffer reference: its address
+                tid = self._pointee(_id(inst.operands[0]))
+                try:
+                    start = addresses.resolve(self.layout.ranges, pointer, self.types.size(tid))
+                except InputError as error:
+                    raise _error(inst, error.message) from None
+                return Access(inst, tuple(start + at for _, at in self.types.leaves(tid, "")))
             if pointer[0] == SHARED:
                 tid = self._pointee(_id(inst.operands[0]))  # OpStore and OpAtomicStore have no result type
                 cells = tuple(pointer[2] + at for _, at in self.types.leaves(tid, ""))
@@ -357,8 +366,11 @@ class Interpreter:
             value = floats.times_scalar(self._value(run, ops[0], unit), self._value(run, ops[1], unit))
         elif op in ("OpVariable", "OpLoopMerge", "OpSelectionMerge", "OpMemoryBarrier", "OpNop"):
             return
-        elif op in ("OpAccessChain", "OpInBoundsAccessChain"):
+        elif op in ("OpAccessChain", "OpInBoundsAccessChain", "OpPtrAccessChain"):
             value = self._chain(run, inst, unit)
+        elif op in ("OpConvertUToPtr", "OpConvertPtrToU"):
+            width = 64 if op == "OpConvertUToPtr" else self._width(inst.result_type)
+            value = self._value(run, ops[0], unit) & ((1 << width) - 1)
         elif op == "OpLoad" or op == "OpAtomicLoad":
             value = self._load_local(run, inst, unit)
         elif op in ("OpStore", "OpAtomicStore"):
@@ -421,6 +433,8 @@ class Interpreter:
             struct = self.view.types.get(self._pointee(_id(ops[0])))
             assert isinstance(struct, StructType)
             pointer = self._value(run, ops[0], unit)
+            if isinstance(pointer, int):
+                raise _error(inst, "the length of a runtime array behind a buffer reference is not known here")
             return self.types.of(pointer[1]).length(struct.members[_int(ops[1])])
         if op == "OpUndef":
             return self._zero(inst.result_type or -1)
@@ -542,8 +556,11 @@ class Interpreter:
             raise InputError(f"%{pointer} is used as a pointer but is not one")
         return kind.pointee
 
-    def _chain(self, run: Run, inst: Instruction, unit: int) -> tuple[Any, ...]:
-        space, key, offset = self._value(run, inst.operands[0], unit)
+    def _chain(self, run: Run, inst: Instruction, unit: int) -> Any:
+        base = self._value(run, inst.operands[0], unit)
+        if isinstance(base, int):
+            return self._physical_chain(run, inst, base, unit)
+        space, key, offset = base
         tid = self._pointee(_id(inst.operands[0]))
         types = self.types.of(key) if space == SHARED else self.types
         for operand in inst.operands[1:]:
@@ -562,6 +579,34 @@ class Interpreter:
                 offset += index * step
                 tid = element
         return (space, key, offset)
+
+    def _physical_chain(self, run: Run, inst: Instruction, address: int, unit: int) -> int:
+        """An access chain from a buffer reference: its address plus the bytes the indexes
+        step over (Offset and ArrayStride decorations; the first index of OpPtrAccessChain
+        steps over whole elements of the pointer type's ArrayStride). Indexes are signed;
+        whether the address is in a buffer is asked where it is accessed."""
+        tid = self._pointee(_id(inst.operands[0]))
+        indexes = [(self._value(run, o, unit), self._width(self._type_of(_id(o)))) for o in inst.operands[1:]]
+        if inst.opcode == "OpPtrAccessChain":
+            (element, width), indexes = indexes[0], indexes[1:]
+            stride = self.view.decoration(self._type_of(_id(inst.operands[0])) or -1, "ArrayStride")
+            step = stride.value if stride is not None and isinstance(stride.value, int) else 4 * self.types.size(tid)
+            address += signed(element, width or 32) * step
+        for value, width in indexes:
+            index = signed(value, width or 32)
+            kind = self.view.types[tid]
+            if isinstance(kind, StructType):
+                address += 4 * self.types.member_offset(tid, index)
+                tid = kind.members[index]
+                continue
+            length = self.types.length(tid) if isinstance(kind, (ArrayType, VectorType)) else None
+            if length is not None and not 0 <= index < length:
+                raise _error(inst, f"index {index} is out of bounds of an array of length {length}")
+            element = self.types.element(tid) or -1
+            step = self.types.size(element) if isinstance(kind, VectorType) else self.types.stride(tid)
+            address += 4 * index * step
+            tid = element
+        return address & ((1 << 64) - 1)
 
     def _cells_of(self, run: Run, pointer: tuple[Any, ...]) -> list[int]:
         space, key = pointer[0], pointer[1]

@@ -47,7 +47,7 @@ class Launch:
     buffers: Mapping[str, int]
     init: tuple[tuple[str, int | None, int], ...] = ()
     entry: str | None = None
-    push: tuple[tuple[str, int | None, int], ...] = ()
+    push: tuple[tuple[str, int | None, int | str], ...] = ()
     subgroup_size: int | None = None
 
 
@@ -67,8 +67,8 @@ class KernelSystem:
             raise InputError(f"{path}: the entry point {entry.name!r} has no LocalSize")
         per_group = size[0] * size[1] * size[2]
         _check_launch(launch.workgroups, per_group, path)
-        types = Types(view, runtime_lengths(view, launch.buffers, path))
-        self.layout = shared_layout(view, types, launch.workgroups, launch.init, path, launch.push)
+        types = Types(view, runtime_lengths(view, launch.buffers, path, launch.push))
+        self.layout = shared_layout(view, types, launch.workgroups, launch.init, path, launch.push, launch.buffers)
         self.per_group = per_group
         self.subgroup_size = min(launch.subgroup_size or per_group, per_group)
         """Invocations per subgroup (docs/semantics.md section 10); the whole workgroup unless given."""

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from progress.errors import InputError, InputErrors
+from progress.front.spirv import addresses
+from progress.front.spirv.addresses import Range
 from progress.front.spirv.ir import (
     ArrayType,
     BoolType,
@@ -181,6 +183,8 @@ class SharedLayout:
     initial: tuple[int, ...]
     push: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
     """Each PushConstant variable's cells (read-only, local to every invocation, not shared)."""
+    ranges: tuple[Range, ...] = ()
+    """The buffers and raw regions a buffer reference can address, in order (addresses.py)."""
 
 
 def variable_name(view: ModuleView, var: Variable) -> str:
@@ -230,14 +234,21 @@ def runtime_names(view: ModuleView) -> dict[int, tuple[str, ...]]:
     }
 
 
-def runtime_lengths(view: ModuleView, buffers: Mapping[str, int], path: str) -> dict[int, int]:
+def runtime_lengths(
+    view: ModuleView,
+    buffers: Mapping[str, int],
+    path: str,
+    push: tuple[tuple[str, int | None, int | str], ...] = (),
+) -> dict[int, int]:
     """Each variable ending in a runtime array -> its length by the `--buffer NAME=LEN` items.
     A name sizes the variables it names at its most specific level (a variable's own name
     before a member's, a member's before a block type's), and a variable takes the most
     specific name given for it. Every runtime array the code uses needs a length; one it never
-    uses is empty unless given."""
+    uses is empty unless given. A name a `--push NAME=@REGION` address names is a raw region's
+    size instead (addresses.py)."""
     wanted = runtime_names(view)
     known = {alias for aliases in wanted.values() for alias in aliases}
+    known |= {target[0] for _, _, v in push if isinstance(v, str) and (target := addresses.parse(v))}
     problems: list[InputError] = []
     for name, length in buffers.items():
         if name not in known:
@@ -307,12 +318,16 @@ def shared_layout(
     workgroups: int,
     init: tuple[tuple[str, int | None, int], ...],
     path: str,
-    push: tuple[tuple[str, int | None, int], ...] = (),
+    push: tuple[tuple[str, int | None, int | str], ...] = (),
+    buffers: Mapping[str, int] | None = None,
 ) -> SharedLayout:
+    """Buffers first (then the raw regions `--push` addresses name, `NAME[i]` a word each),
+    then one copy of the Workgroup variables per workgroup."""
     base: dict[int, int] = {}
     group_base: dict[int, int] = {}
     names: list[tuple[str, int]] = []
     group_names: list[tuple[str, int]] = []
+    ranges: list[Range] = []
     top = group_top = 0
     for var in shared_variables(view):
         own = types.of(var.id)
@@ -324,13 +339,36 @@ def shared_layout(
         else:
             base[var.id] = top
             names += [(name, top + at) for name, at in leaves]
+            ranges.append(Range(variable_name(view, var) or view.names.get(var.pointee, f"%{var.id}"), top, 0))
             top += own.size(var.pointee)
+            ranges[-1] = Range(ranges[-1].name, ranges[-1].start, top - ranges[-1].start)
+    bound = {r.name for r in ranges}
+    for name, words in addresses.regions(push, bound, buffers or {}, path).items():
+        names += [(f"{name}[{i}]", top + i) for i in range(words)]
+        ranges.append(Range(name, top, words))
+        top += words
     for w in range(workgroups):
         names += [(f"wg{w}:{name}", top + w * group_top + at) for name, at in group_names]
     cells = [0] * (top + workgroups * group_top)
     _initialize(cells, names, init, path)
-    constants = push_constants(view, types, push, path)
-    return SharedLayout(base, group_base, group_top, top, tuple(names), tuple(cells), constants)
+    constants = push_constants(view, types, _addressed(push, ranges, path), path)
+    return SharedLayout(base, group_base, group_top, top, tuple(names), tuple(cells), constants, tuple(ranges))
+
+
+def _addressed(
+    push: tuple[tuple[str, int | None, int | str], ...], ranges: list[Range], path: str
+) -> tuple[tuple[str, int | None, int], ...]:
+    """`--push` items with each `@BUFFER[+BYTES]` replaced by that address."""
+    index = {r.name: i for i, r in enumerate(ranges)}
+    found = []
+    for name, element, value in push:
+        if isinstance(value, str):
+            target = addresses.parse(value)
+            if target is None or target[0] not in index:
+                raise InputError(f"{path}: --push {name}={value}: no buffer is called {value[1:]!r}")
+            value = addresses.address_of(index[target[0]], target[1])
+        found.append((name, element, value))
+    return tuple(found)
 
 
 def push_constants(

@@ -30,7 +30,9 @@ SUBGROUP = (
 )
 IMAGE = "images and samplers are not supported: kernels communicate through buffers and workgroup memory here"
 FUNCTION_POINTER = "function pointers are not supported"
-PHYSICAL = "only logical pointers are supported (no physical addresses, pointer arithmetic or pointer casts)"
+PHYSICAL = (
+    "only logical pointers and buffer references (PhysicalStorageBuffer64) are supported, not other physical addressing"
+)
 FLOAT = "is not supported (32-bit floats are, with exact IEEE-754 arithmetic: docs/kernels.md)"
 FLOAT_WIDTH = "only 32-bit floats are supported (IEEE-754 binary32)"
 WIDTH = "only 32- and 64-bit integers are supported (8- and 16-bit ones need byte-addressed cells)"
@@ -63,6 +65,7 @@ SUPPORTED = (
     OpUDotAccSat OpSUDotAccSat OpVectorExtractDynamic
     OpVectorInsertDynamic OpCopyLogical OpTypeFloat OpConvertFToU OpConvertFToS OpConvertSToF OpConvertUToF
     OpFNegate OpIsNan OpIsInf OpDot OpVectorTimesScalar
+    OpConvertUToPtr OpConvertPtrToU OpPtrAccessChain OpTypeForwardPointer
     """.split()
     )
     | (COLLECTIVE | LOCAL)
@@ -70,7 +73,10 @@ SUPPORTED = (
 )
 """The instructions a kernel may use (what the kernel interpreter executes)."""
 
-STORAGE_CLASSES = frozenset({"StorageBuffer", "Uniform", "Workgroup", "Private", "Function", "Input", "PushConstant"})
+STORAGE_CLASSES = frozenset(
+    {"StorageBuffer", "Uniform", "Workgroup", "Private", "Function", "Input", "PushConstant", "PhysicalStorageBuffer"}
+)
+ADDRESSING = ("Logical", "PhysicalStorageBuffer64")
 BUILTINS = frozenset(
     {"GlobalInvocationId", "LocalInvocationId", "LocalInvocationIndex", "WorkgroupId", "NumWorkgroups"}
 )
@@ -105,7 +111,7 @@ def subset_problems(module: Module, name: str) -> list[InputError]:
     inside the subset; the entry point is not looked at."""
     view = module.view
     problems = _problems(module, view)
-    if view.memory_model and view.memory_model[0] != "Logical":
+    if view.memory_model and view.memory_model[0] not in ADDRESSING:
         memory_model = next(i for i in module.instructions if i.opcode == "OpMemoryModel")
         problems.append(_Problem(memory_model, f"addressing model {view.memory_model[0]}: {PHYSICAL}"))
     return [_refusal(p, name) for p in _distinct(problems)]
@@ -180,6 +186,8 @@ def _bad_types(module: Module) -> dict[int, str]:
         reason = _type_problem(inst)
         if inst.opcode == "OpTypePointer":  # a pointer a kernel cannot have: refused where one is made
             reason = _storage_problem(str(inst.operands[0]))
+        if inst.opcode == "OpTypeForwardPointer":
+            continue
         parts = [op.value for op in inst.operands if isinstance(op, Id)]
         inherited = next((bad[p] for p in parts if p in bad), None)
         if reason or inherited:
@@ -251,8 +259,6 @@ def _unsupported(op: str) -> str:
 
 
 def _storage_problem(storage: str) -> str | None:
-    if storage == "PhysicalStorageBuffer":
-        return PHYSICAL
     if storage == "UniformConstant":
         return IMAGE
     if storage == "CodeSectionINTEL":

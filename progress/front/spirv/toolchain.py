@@ -47,6 +47,7 @@ from pathlib import Path
 from progress.cache import CacheUnavailable, cache_root, check_entry, install, private_dir, trusted_file
 from progress.errors import InputError, InputErrors, SourcePosition
 from progress.front.spirv import tools
+from progress.front.spirv.glslang_fixes import fixed
 from progress.front.spirv.slang import renamed_source
 from progress.source import source_lines
 
@@ -67,7 +68,7 @@ AS_FLAGS = ("--target-env", "vulkan1.1")
 VERSIONS = range(0, 7)
 """The minor versions of SPIR-V 1.x the tools assemble (1.0 to 1.6)."""
 OPT_FLAGS = ("-O",)
-VAL_FLAGS = ("--target-env", "vulkan1.3")
+VAL_FLAGS = ("--target-env", "vulkan1.3", "--scalar-block-layout")
 MAGIC_BYTES = (b"\x03\x02\x23\x07", b"\x07\x23\x02\x03")
 
 _GLSLANG_ERROR = re.compile(r"^ERROR: ([^:\n]*):(\d+): (.*)$", re.MULTILINE)
@@ -118,7 +119,10 @@ def compile_shader(
             lambda work: _slang(source, flags, name, work, limits),
         )
     flags = GLSL_FLAGS + _glslang_defines(defines)
-    return _cached("glslangValidator", flags, source, lambda work: _glslang(source, "comp", flags, name, work, limits))
+    binary = _cached(
+        "glslangValidator", flags, source, lambda work: _glslang(source, "comp", flags, name, work, limits)
+    )
+    return fixed(binary)  # what glslang 13 writes and spirv-val refuses (glslang_fixes.py)
 
 
 def _glslang_defines(defines: Defines) -> tuple[str, ...]:
