@@ -196,6 +196,60 @@ PREFIX_SUMS_BUFFERS = ("--buffer", "b_scanIn=1536", "--buffer", "b_scanOut=1536"
 )
 """The buffer lengths both GPUPrefixSums scans are checked with (their runtime-sized arrays)."""
 
+WGPU_SCAN_BUFFERS = ("--buffer", "scan=6656", "--buffer", "reduction=2", "--buffer", "index=1") + (
+    "--buffer",
+    "info=1",
+    "--init",
+    "info=6656",
+)
+"""2 tiles of PART_SIZE 3328 (256 x 13); `info[0]`, the input's size, 6656 (the last tile full)."""
+ONESWEEP_PUBLISHED = ("--init", "cbParallelSort.e_threadBlocks=2", "--init", "cbParallelSort.e_numKeys=7680") + (
+    "--buffer",
+    "b_index=4",
+    "--buffer",
+    "b_passHist=2048",
+    "--buffer",
+    "b_sort=7680",
+    "--buffer",
+    "b_alt=7680",
+)
+"""Two partition tiles of 3840 keys (PART_SIZE), the pass histograms of 2 tiles x 256 digits x 4 passes."""
+ONESWEEP_SMALL = tuple(
+    part
+    for name, value in (
+        ("PASS_DIM", 2),
+        ("KEYS_PER_THREAD", 1),
+        ("PART_SIZE", 2),
+        ("RADIX", 2),
+        ("RADIX_MASK", 1),
+        ("RADIX_LOG", 1),
+        ("HALF_RADIX", 1),
+        ("HALF_MASK", 0),
+        ("MAX_PASS_SMEM", 8),
+    )
+    for part in ("--redefine", f"{name}={value}")
+) + (
+    "--init",
+    "cbParallelSort.e_threadBlocks=2",
+    "--init",
+    "cbParallelSort.e_numKeys=4",
+    "--init",
+    "b_passHist[0]=2",
+    "--init",
+    "b_passHist[1]=2",
+    "--buffer",
+    "b_index=1",
+    "--buffer",
+    "b_passHist=4",
+    "--buffer",
+    "b_sort=4",
+    "--buffer",
+    "b_alt=4",
+)
+"""OneSweep's sizes (plain #defines in SortCommon.hlsl) at their smallest: 2 invocations (one wave
+of 2: the kernel's waves-below-16 path), 1 key each, a 1-bit digit (2 bins); 2 tiles of 2 keys; the
+tile-0 slots of the pass histogram as the Scan kernel leaves them (`count << 2 | FLAG_INCLUSIVE`,
+count 0): the look-back of tile 0 reads them, and without them it waits forever."""
 SMALL_VELLO = ("--redefine", "N_ROWS=1")
 """Vello's items per invocation, 16 as published, at 1 (its sizes are plain #defines)."""
 VELLO_SMALL_BUFFERS = ("--buffer", "inbuf=4", "--buffer", "outbuf=4", "--buffer", "state=2")
@@ -246,8 +300,35 @@ KERNELS = (
         "GPUSortingD3D12/Shaders/OneSweep.hlsl",
         "ac4d437c0f4c723577ba4bb7ee0df461bd3760a5",
         "OneSweep radix sort, digit binning pass: decoupled look-back over the pass histograms (HLSL, waves)",
-        ("--workgroups", "2", "--entry", "DigitBinningPass", "-D", "KEY_UINT"),
+        ("--workgroups", "2", "--entry", "DigitBinningPass", "-D", "KEY_UINT", *ONESWEEP_PUBLISHED),
         ("GPUSortingD3D12/Shaders/SortCommon.hlsl",),
+    ),
+    Kernel(
+        "GPUPrefixSums (WGPU)",
+        "b0nes164/GPUPrefixSums",
+        "GPUPrefixSumsWGPU/src/Shaders/csdl.wgsl",
+        "091bea1666bb10d3d64ec6a35b0c1fe74b281b75",
+        "chained scan, decoupled look-back without fallback, one invocation looks back (WGSL, 256 "
+        "invocations, sizes `const`)",
+        ("--workgroups", "2") + WGPU_SCAN_BUFFERS,
+    ),
+    Kernel(
+        "GPUPrefixSums (WGPU)",
+        "b0nes164/GPUPrefixSums",
+        "GPUPrefixSumsWGPU/src/Shaders/csdldf.wgsl",
+        "03c1b4d29dace6a3ae0957cba1634ff4aa73b654",
+        "chained scan, decoupled look-back with decoupled fallback (a workgroup-wide `while (s_lock == LOCKED)`, "
+        "MAX_SPIN_COUNT 4) (WGSL, 256 invocations)",
+        ("--workgroups", "2") + WGPU_SCAN_BUFFERS,
+    ),
+    Kernel(
+        "MetalMinRepro (a forward-progress repro)",
+        "b0nes164/MetalMinRepro",
+        "Shaders/stress.wgsl",
+        "f8d94209b59fe68864399e0ddc15d85ca7f8e082",
+        "a look-back whose flags are split over two invocations and joined by subgroup ballots and shuffles, "
+        "written to show Apple GPUs starving the lowest tile (WGSL, `enable subgroups;`, 32 invocations, a `const`)",
+        ("--workgroups", "2", "--buffer", "scan=2", "--buffer", "errors=2"),
     ),
     Kernel(
         "Jimara (game engine)",
@@ -310,6 +391,17 @@ KERNELS = (
         "the multi-lock kernel at 1 invocation a workgroup, both workgroups on one lock (values=1)",
         ("--workgroups", "2", "-I", JIMARA_INCLUDE, "--redefine", "BLOCK_SIZE=1", "--buffer", "values=1"),
         ("__Source__/Jimara/Graphics/Memory/Jimara_Atomics.glh",),
+    ),
+    Kernel(
+        "GPUSorting (D3D12)",
+        "b0nes164/GPUSorting",
+        "GPUSortingD3D12/Shaders/OneSweep.hlsl",
+        "ac4d437c0f4c723577ba4bb7ee0df461bd3760a5",
+        "the digit binning pass at 2 invocations a workgroup, 1 key each, 2 digits (1-bit radix; its "
+        "#defines given by --redefine, file unedited), the Scan kernel's flags for tile 0 set "
+        "(FLAG_INCLUSIVE, count 0)",
+        ("--workgroups", "2", "--entry", "DigitBinningPass", "-D", "KEY_UINT", *ONESWEEP_SMALL),
+        ("GPUSortingD3D12/Shaders/SortCommon.hlsl",),
     ),
     Kernel(
         "Mesa (radv's BVH builder)",
