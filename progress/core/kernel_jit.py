@@ -265,10 +265,13 @@ def _step_row(row, u, aid, status, barrier, group, per_group, ncells, acoff, acl
 @njit(cache=True)
 def _normalize(row, first, per_group, status, barrier, group, ncells, akeys, avals, acoff, aclen, acells, abar,
                rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval, rnext, lkeys, lvals, vals, miss,
-               owner, awr, aseen, init_loc):  # fmt: skip
+               owner, awr, aseen, init_loc, pbit, pw):  # fmt: skip
     """The quiet steps (docs/semantics.md section 13) of the workgroup whose
     units are first..first+per_group-1, applied to `row` until none is left:
-    DONE, a missing table entry (MISS_*), or ROUND past CHAIN steps."""
+    DONE, a missing table entry (MISS_*), or ROUND past CHAIN steps. With
+    phase reads (section 15; `pbit` per cell, `pw` per local, `pbit` of
+    length 1 without), a read of a Workgroup cell whose variable no other
+    unit of the workgroup may write before its next barrier is quiet too."""
     started = False
     for m in range(first, first + per_group):
         if row[ncells + m] != init_loc[m]:
@@ -277,9 +280,11 @@ def _normalize(row, first, per_group, status, barrier, group, ncells, akeys, ava
     if not started:
         return DONE  # (quiet steps need a started workgroup; steps only start it)
     steps = 0
+    phased = pbit.shape[0] > 1
     again = True
     while again:
-        again = False  # another pass only after a release, which may give earlier units steps
+        again = False  # another pass only after a release (or, with phase reads, any step), which may give
+        # earlier units steps
         for m in range(first, first + per_group):
             while True:
                 local = np.int64(row[ncells + m])
@@ -295,19 +300,29 @@ def _normalize(row, first, per_group, status, barrier, group, ncells, akeys, ava
                     base = acoff[aid]
                     quiet = True
                     for i in range(aclen[aid]):
-                        o = owner[acells[base + i]]
-                        if o != m and not (o == READONLY and awr[aid] == 0):
-                            quiet = False
-                            break
+                        c = acells[base + i]
+                        o = owner[c]
+                        if o == m or (o == READONLY and awr[aid] == 0):
+                            continue
+                        if phased and awr[aid] == 0 and pbit[c] != 0:
+                            free = True
+                            for m2 in range(first, first + per_group):
+                                if m2 != m and (pw[row[ncells + m2]] & pbit[c]) != 0:
+                                    free = False
+                                    break
+                            if free:
+                                continue
+                        quiet = False
+                        break
                     if not quiet:
                         break
                 aseen[aid] = 1
                 code = _step_row(row, m, aid, status, barrier, group, per_group, ncells, acoff, aclen, acells,
                                  rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval, rnext, lkeys, lvals,
                                  vals, miss)  # fmt: skip
-                if code == RELEASED:
+                if code == RELEASED or phased:
                     again = True
-                elif code != DONE:
+                if code != DONE and code != RELEASED:
                     return code
                 steps += 1
                 if steps > CHAIN:
@@ -352,7 +367,7 @@ def explore(
     rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval, rnext,
     lkeys, lvals, max_states, miss, until,
     red, owner, awr, aseen, init_loc, missrow, sym, idfree, einexact,
-    units, slices, stable, nslices,
+    units, slices, stable, nslices, pbit, pw,
 ):  # fmt: skip
     """Expand states s, s+1, ... until all are expanded (DONE), a table
     lacks an entry (MISS_*: `miss` holds the unit, then more), the store is
@@ -466,7 +481,7 @@ def explore(
             if red:
                 code = _normalize(row, group[u] * per_group, per_group, status, barrier, group, ncells, akeys, avals,
                                   acoff, aclen, acells, abar, rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval,
-                                  rnext, lkeys, lvals, vals, miss, owner, awr, aseen, init_loc)  # fmt: skip
+                                  rnext, lkeys, lvals, vals, miss, owner, awr, aseen, init_loc, pbit, pw)  # fmt: skip
                 if code != DONE:
                     for w in range(width):
                         missrow[w] = row[w]
@@ -574,6 +589,9 @@ class Tables:
         self.idfree = _Grown(np.int8)
         self.symmetric = False
         """Whether `idfree` is filled (a quotient exploration: `KernelSystem.id_free` per local)."""
+        self.pw = _Grown(np.int64)
+        self.phased = False
+        """Whether `pw` is filled (phase reads: `KernelSystem.phase_writes` per local, section 15)."""
         self.sync()
 
     def sync(self) -> None:
@@ -586,6 +604,10 @@ class Tables:
             id_free = kernel.id_free  # type: ignore[attr-defined]
             for local in range(self.idfree.count, self.status.count):
                 self.idfree.add([int(id_free(local))])
+        if self.phased:
+            writes = kernel.phase_writes  # type: ignore[attr-defined]
+            for local in range(self.pw.count, self.status.count):
+                self.pw.add([writes(local)])
 
     def add_access(self, unit: int, local: int) -> None:
         cells, is_barrier = self.kernel.access_cells(unit, local)
@@ -708,6 +730,8 @@ class Reduction:
     owner: np.ndarray
     initial: tuple[int, ...]
     seen: list[tuple[int, tuple[int, ...], bool]]
+    phased: bool = False
+    """Whether reads of Workgroup memory that no other unit may write before a barrier are quiet too (section 15)."""
 
 
 class Broken(Exception):
@@ -766,6 +790,12 @@ def explore_kernel(
     if symmetric:
         tables.symmetric = True
         tables.sync()
+    pbit = np.zeros(1, np.int64)
+    if reduction is not None and reduction.phased:
+        phase_bit = kernel.phase_bit  # type: ignore[attr-defined]
+        pbit = np.array([phase_bit(c) for c in range(ncells)] + [0, 0], np.int64)  # (length > 1: phased)
+        tables.phased = True
+        tables.sync()
     group = np.array(kernel.groups, np.int64)
     cap = 1024
     keys = np.zeros((cap, width), np.uint32)
@@ -790,7 +820,7 @@ def explore_kernel(
             t.rtable, t.raid.array, t.rvoff.array, t.rvals.array, t.rwoff.array, t.rwlen.array, t.rwat.array,
             t.rwval.array, t.rnext.array, t.release.keys, t.release.values, limit, miss, s + chunk,
             reduction is not None, owner, t.awr.array, t.aseen.array, init_loc, missrow,
-            symmetric, t.idfree.array, einexact, units, slices, stable, nslices,
+            symmetric, t.idfree.array, einexact, units, slices, stable, nslices, pbit, t.pw.array,
         )  # fmt: skip
         if code in (DONE, BROKEN, ROUND) and reduction is not None:
             reduction.seen.extend(tables.seen())

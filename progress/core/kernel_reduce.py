@@ -51,7 +51,8 @@ def explore_reduced(system: Footprinted, budget: Budget, seen: Accesses) -> tupl
         reduced = Reduced(system, ownership, seen, quiet=True)
         try:
             initial: tuple[int, ...] = reduced.initial  # type: ignore[assignment]  # a kernel's states are int tuples
-            reduction = Reduction(owner_array(ownership, system.n_cells), initial, [])  # type: ignore[attr-defined]
+            owner = owner_array(ownership, system.n_cells)  # type: ignore[attr-defined]
+            reduction = Reduction(owner, initial, [], reduced.phased)
         except PythonRound:
             return None
         try:

@@ -23,6 +23,7 @@ from progress.front.spirv.code import successors
 from progress.front.spirv.execute import COLLECTIVE, LOOPING, POISED, RETURNED, WAITING, Access, Interpreter
 from progress.front.spirv.ir import Id, Instruction, Module
 from progress.front.spirv.layout import Types, runtime_lengths, shared_layout
+from progress.front.spirv.phases import PhaseWrites
 
 MAX_PER_WORKGROUP = MAX_LOCAL_SIZE
 """Invocations in one workgroup at most (x * y * z; Vulkan guarantees 1024 along x). Past these limits a
@@ -98,6 +99,7 @@ class KernelSystem:
         self._after: dict[tuple[int, int, tuple[int, ...]], tuple[tuple[tuple[int, int], ...], int]] = {}
         self._released: dict[tuple[int, int], int] = {}
         self._id_free: list[bool] = []  # per local state number, filled on demand
+        self._phase_writes: list[int] = []  # likewise
         self._barriers: dict[tuple[Any, ...], int] = {}
 
     # --- the System protocol ------------------------------------------------
@@ -278,6 +280,39 @@ class KernelSystem:
             reads = self._reads.reachable
             free.append(state[0] == RETURNED or not any(reads(f[0], f[1], f[2]) for f in state[1]))
         return free[local]
+
+    def phase_bit(self, cell: int) -> int:
+        """The bit of the Workgroup variable that holds `cell` in `phase_writes`'s
+        masks, 0 for a cell that is not Workgroup memory (docs/semantics.md section 15)."""
+        bits = self._cell_bits
+        return bits[cell] if cell < len(bits) else 0
+
+    def phase_writes(self, local: int) -> int:
+        """The Workgroup variables (a mask of `phase_bit`s) that a unit in local
+        state `local` may write before it next arrives at a Workgroup barrier
+        (docs/semantics.md section 15; `phases.PhaseWrites`): 0 for one that waits or has returned."""
+        found = self._phase_writes
+        while len(found) <= local:
+            state = self._locals[len(found)]
+            found.append(self._phases.pending(state[1]) if state[0] in (POISED, LOOPING) else 0)
+        return found[local]
+
+    @cached_property
+    def _cell_bits(self) -> list[int]:
+        layout, phases = self.layout, self._phases
+        bits = [0] * self._cells
+        size = layout.group_size
+        for var, base in layout.group_base.items():
+            width = (sorted([b for b in layout.group_base.values() if b > base]) or [size])[0] - base
+            for w in range((self._cells - layout.groups_at) // max(1, size)):
+                for at in range(width):
+                    bits[layout.groups_at + w * size + base + at] = phases.bit(var)
+        return bits
+
+    @cached_property
+    def _phases(self) -> PhaseWrites:
+        interpreter = self.interpreter
+        return PhaseWrites(interpreter.view, interpreter.codes, interpreter.constants)
 
     @cached_property
     def _reads(self) -> _IdReads:
