@@ -149,3 +149,15 @@ def test_address_resolution():
     with pytest.raises(InputError, match="out of bounds"):
         addresses.resolve(ranges, addresses.address_of(1, 4), 2)
     assert validation_errors  # the validator the fixed modules pass (imported: the path under test)
+
+
+def test_a_device_run_is_not_given_an_address():
+    """`progress run` binds buffers itself; a device's addresses are its own, so a launch with one
+    is refused for the device run (the check still runs)."""
+    from progress.front.header import LaunchSettings
+    from progress.front.spirv.buffers import NotRunnable, buffer_plans
+
+    given = LaunchSettings(workgroups=2, push=(parse_push("args.flags=@B"),))
+    loaded = load_kernel(MESSAGE.encode(), "ref.comp", "glsl", given)
+    with pytest.raises(NotRunnable, match="a device run cannot be given a buffer's address"):
+        buffer_plans(loaded, "ref.comp")

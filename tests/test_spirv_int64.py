@@ -146,3 +146,25 @@ void main() { a = subgroupAdd(a); }
 """
     with pytest.raises(InputError, match="is not supported on 64-bit values"):
         load_kernel(source.encode(), "r.comp", "glsl")
+
+
+SPEC = """#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+layout(local_size_x = 1) in;
+layout(constant_id = 0) const uint64_t BIG = 0x100000005ul;
+layout(constant_id = 1) const int SMALL = -2;
+const uint64_t TWICE = BIG * 2ul;
+const int64_t WIDE = int64_t(SMALL);
+layout(std430, binding = 0) buffer B { uint64_t big; uint64_t twice; int64_t wide; };
+void main() { big = BIG; twice = TWICE; wide = WIDE; }
+"""
+
+
+def test_64_bit_specialization_constants_keep_their_high_word():
+    """A 64-bit spec constant was cut to 32 bits when frozen, and its operations evaluated at 32."""
+    kernel = load_kernel(SPEC.encode(), "s.comp", "glsl")
+    (memory,) = terminal_memories(system(kernel.module, 1), None, None)
+    cells = dict(memory)
+    assert (cells["big"], cells["big:hi"]) == (5, 1)
+    assert (cells["twice"], cells["twice:hi"]) == (10, 2)
+    assert (cells["wide"], cells["wide:hi"]) == (0xFFFFFFFE, 0xFFFFFFFF)

@@ -31,7 +31,7 @@ from dataclasses import replace
 from progress.errors import InputError, SourcePosition
 from progress.front.spirv.ir import BoolType, Constant, EntryPoint, Id, Instruction, Module, ModuleView
 from progress.front.spirv.layout import referenced_ids
-from progress.front.spirv.values import BINARY, MASK, UNARY, Fault, lift
+from progress.front.spirv.values import MASK, WIDTHS, Fault, Tables, lift
 from progress.source import source_lines
 
 Value = int | tuple  # a scalar's 32-bit pattern, or a composite's parts
@@ -260,13 +260,27 @@ def _value(
     if constant.opcode == "OpSpecConstantComposite":
         return tuple(known[part] for part in constant.constituents)
     try:
-        return _operation(inst, known)
+        wide = any(_is_wide(view, _type_of(view, o)) for o in inst.operands[1:])
+        return _operation(inst, known, WIDTHS[64] if wide else WIDTHS[32])
     except (Fault, KeyError, IndexError, TypeError) as error:
         raise _at(inst, path, f"{inst.operands[0]} cannot be evaluated ({error})") from None
 
 
-def _operation(inst: Instruction, known: dict[int, Value]) -> Value:
-    """An OpSpecConstantOp's value from its operands' (`known`)."""
+def _type_of(view: ModuleView, operand: object) -> int | None:
+    source = view.definitions.get(operand.value) if isinstance(operand, Id) else None
+    return source.result_type if source is not None else None
+
+
+def _is_wide(view: ModuleView, tid: int | None) -> bool:
+    """A 64-bit scalar type, or a vector of them (the evaluation's tables are 32-bit)."""
+    kind = view.types.get(tid or -1)
+    kind = view.types.get(getattr(kind, "component", -1), kind)
+    return getattr(kind, "width", 32) == 64
+
+
+def _operation(inst: Instruction, known: dict[int, Value], tables: Tables = WIDTHS[32]) -> Value:
+    """An OpSpecConstantOp's value from its operands' (`known`), at its operands' width
+    (`tables`: an integer conversion's result is masked to its own width when made a constant)."""
     op, ops = str(inst.operands[0]), inst.operands[1:]
 
     def arg(i: int) -> Value:
@@ -274,10 +288,12 @@ def _operation(inst: Instruction, known: dict[int, Value]) -> Value:
         assert isinstance(operand, Id)
         return known[operand.value]
 
-    if op in BINARY:
-        return lift(BINARY[op], arg(0), arg(1))  # type: ignore[return-value]
-    if op in UNARY:
-        return lift(UNARY[op], arg(0))  # type: ignore[return-value]
+    if op in tables.binary:
+        return lift(tables.binary[op], arg(0), arg(1))  # type: ignore[return-value]
+    if op in ("OpSConvert",) and tables is WIDTHS[32]:
+        return lift(lambda a: a - (1 << 32) if a >> 31 else a, arg(0))  # type: ignore[return-value]
+    if op in tables.unary:
+        return lift(tables.unary[op], arg(0))  # type: ignore[return-value]
     if op == "OpSelect":
         condition, a, b = arg(0), arg(1), arg(2)
         if isinstance(condition, tuple):
@@ -327,4 +343,5 @@ def _scalar_constant(
     if isinstance(view.types.get(type_id or -1), BoolType):
         opcode = "OpConstantTrue" if value else "OpConstantFalse"
         return replace(inst, opcode=opcode, result=result, result_type=type_id, operands=())
-    return replace(inst, opcode="OpConstant", result=result, result_type=type_id, operands=(value & MASK,))
+    mask = (1 << 64) - 1 if _is_wide(view, type_id) else MASK
+    return replace(inst, opcode="OpConstant", result=result, result_type=type_id, operands=(value & mask,))
