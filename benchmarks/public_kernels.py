@@ -331,6 +331,32 @@ KERNELS = (
         ("--workgroups", "2", "--buffer", "scan=2", "--buffer", "errors=2"),
     ),
     Kernel(
+        "forward_progress_litmus_tests (UCSC)",
+        "ucsc-chpl/forward_progress_litmus_tests",
+        "litmus_test_web/src/2_2_5.wgsl",
+        "ae6041e4db35f0354fc16ac43368c9fc943e33d1",
+        "a forward-progress litmus test for browsers: invocation 0 stores a flag, invocation 1 spins until it "
+        "sees it; one invocation a workgroup, the flag a `var<workgroup>` (WGSL)",
+        ("--workgroups", "2"),
+    ),
+    Kernel(
+        "wgsl-loop",
+        "suguruwataru/wgsl-loop",
+        "src/loop.wgsl",
+        "4e3b5389e3cbf6426b489d776a94313b8ae175a4",
+        "a spin lock on a `var<workgroup>` atomic between the 2 invocations of one workgroup, "
+        "`loop { if atomicOr(&lock, 1u) == 1u { continue; } ... break; }` (WGSL)",
+        ("--workgroups", "1", "--entry", "loop_atomic"),
+    ),
+    Kernel(
+        "wgsl-loop",
+        "suguruwataru/wgsl-loop",
+        "src/loop.wgsl",
+        "4e3b5389e3cbf6426b489d776a94313b8ae175a4",
+        "the same lock as `while atomicOr(&lock, 1u) == 1u { }` (WGSL)",
+        ("--workgroups", "1", "--entry", "while_atomic"),
+    ),
+    Kernel(
         "Jimara (game engine)",
         "TheDonsky/Jimara",
         "__Source__/Jimara-Tests/Graphics/Atomics/CriticalSection_SingleLock_Compute.comp",

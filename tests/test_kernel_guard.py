@@ -384,3 +384,26 @@ def test_a_wait_through_a_buffer_reference_is_asked_for():
     moved = REFERENCE_SPIN.replace("for (uint j = 0u; j < 3u; j++)", "Flag f; while (f.value == 0u)  ")
     found = refused(module, moved)
     assert found[0] == "k:8:13" and "left no read of 'f'" in found[1]
+
+
+PRIVATE_LOOP = """#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer B { uint data; };
+uint rounds = 0u;
+void main() {
+    while (rounds < 3u) {
+        rounds++;
+    }
+    data = rounds;
+}
+"""
+
+
+def test_a_plain_glsl_global_is_not_memory():
+    """`uint rounds;` at the top of a GLSL kernel is the invocation's own (Private): a loop on
+    it is no wait. It was taken for memory and the kernel refused ("left no read of 'rounds'";
+    Mesa's build_helpers.h has such globals: num_tasks_to_skip, phase_index)."""
+    assert refused(module_of(PRIVATE_LOOP), PRIVATE_LOOP) == []
+    shared = PRIVATE_LOOP.replace("uint rounds = 0u;", "shared uint rounds;")
+    found = refused(module_of(PRIVATE_LOOP), shared)  # the same module against a `shared` global: asked for
+    assert found[0] == "k:6:5" and "left no read of 'rounds'" in found[1]

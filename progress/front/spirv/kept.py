@@ -11,8 +11,9 @@ compiler)` compares the module, as the compiler produced it (before any
   `imageAtomic*`; HLSL `Interlocked*`) must have an `OpAtomic*` instruction
   at the lines of its statement, as many as the statement has calls;
 - every loop (`while`, `for`, `do ... while`) whose condition names a
-  memory variable (a global that is not `const` or `static`: a buffer, its
-  members, `shared`/`groupshared`, a uniform; an HLSL resource parameter or
+  memory variable (a global that is not `const` or `static`, and in GLSL has
+  a storage qualifier: a buffer, its members, `shared`/`groupshared`, a
+  uniform; an HLSL resource parameter or
   local, `void wait(RWStructuredBuffer<uint> flags)`; a variable of a GLSL
   buffer reference type) other than in an array's
   `.length()` (which reads no memory), or calls a function of the source
@@ -95,7 +96,8 @@ def check_kept(module: Module, sources: Mapping[str, tuple[str, str]], kind: str
     atomics = _atomic_lines(module)
     loops = _Loops(_read_blocks(module), _loop_bodies(module))
     texts = {file: _scanned(raw, active) for file, (raw, active) in sources.items()}
-    memory = _memory_names(module).union(*(_declared_memory(text) | _aliased_memory(text) for text in texts.values()))
+    declared = (_declared_memory(text, kind) | _aliased_memory(text) for text in texts.values())
+    memory = _memory_names(module).union(*declared)
     functions = [(file, *found) for file, text in texts.items() for found in _functions(text)]
     present = _present(functions, texts, lines)
     readers = _readers(functions, texts, memory)
@@ -460,8 +462,10 @@ def _top_blocks(text: str) -> Iterator[tuple[str, int, int]]:
             start = at + 1
 
 
-def _declared_memory(text: str) -> set[str]:
-    """Names of memory the source declares at the top level (see the module's contract)."""
+def _declared_memory(text: str, kind: str) -> set[str]:
+    """Names of memory the source declares at the top level (see the module's contract): in
+    GLSL only with a storage qualifier (`shared`, `buffer`, `uniform`): a plain global is
+    the invocation's own (Private), as HLSL's `static` one is."""
     names: set[str] = set()
     depth, start, header, body_start, skip = 0, 0, "", 0, False
     for at, char in enumerate(text):
@@ -480,7 +484,13 @@ def _declared_memory(text: str) -> set[str]:
                     skip = tail is not None
         elif char == ";" and depth == 0:
             declaration = text[start : at + 1]
-            if not skip and not _NOT_MEMORY.search(declaration) and "(" not in _ATTRIBUTES.sub("", declaration):
+            qualified = kind != "glsl" or _BLOCK.search(declaration)
+            if (
+                not skip
+                and qualified
+                and not _NOT_MEMORY.search(declaration)
+                and "(" not in _ATTRIBUTES.sub("", declaration)
+            ):
                 names |= set(_DECLARED.findall(declaration))
             start, skip = at + 1, False
     return names
