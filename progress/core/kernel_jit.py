@@ -23,9 +23,10 @@ exactly: tests/test_kernel_jit.py compares the two graphs.
 
 Memory per stored state: 4 bytes per word of the row, which is collapsed
 (the cells, then one number per workgroup for its slice of local states,
-kept once in a slice store), 16 in the hash table (at most half full), 8
-for its first edge's index and 8 for its breadth-first parent; 8 per edge
-(unit, destination). Importing this module loads numba.
+kept once in a slice store), 8 to 16 in the hash table (int32 slots, at
+most half full, dropped once the exploration ends), 8 for its first edge's
+index and 8 for its breadth-first parent; 6 per edge (unit as uint16 up to
+65,536 units, destination as int32). Importing this module loads numba.
 """
 
 from __future__ import annotations
@@ -206,7 +207,7 @@ def intern_slice(stable, slices, nslices, buf):
 
 @njit(cache=True)
 def rehash_states(keys, count, size):
-    table = np.full(size, FREE, np.int64)
+    table = np.full(size, FREE, np.int32)  # rows are numbered in int32 (edges, parents)
     for i in range(count):
         slot, _ = _find_state(table, keys, keys[i])
         table[slot] = i
@@ -716,7 +717,7 @@ class Graph:
     def bytes(self) -> int:
         """What the graph holds in memory (the arrays at their capacity, step tables included)."""
         arrays = (self.keys, self.estart, self.eunit, self.edst, self.parent_src, self.parent_unit, self.slices)
-        return sum(a.nbytes for a in arrays) + 16 * max(1, self.count) + self.tables.bytes()
+        return sum(a.nbytes for a in arrays) + 8 * max(1, self.count) + self.tables.bytes()
 
 
 @dataclass
@@ -800,9 +801,9 @@ def explore_kernel(
     cap = 1024
     keys = np.zeros((cap, width), np.uint32)
     keys[0] = initial
-    table = rehash_states(keys, 1, 4 * cap)
+    table = rehash_states(keys, 1, 2 * cap)
     estart = np.zeros(cap + 1, np.int64)
-    eunit = np.zeros(4 * cap, np.int32)
+    eunit = np.zeros(4 * cap, np.uint16 if units <= 1 << 16 else np.int32)  # 1024 x 64 units at most
     edst = np.zeros(4 * cap, np.int32)
     einexact = np.zeros(4 * cap if symmetric else 1, np.uint8)
     parent_src = np.full(cap, -1, np.int32)
@@ -855,7 +856,7 @@ def explore_kernel(
                 parent_src = _grow1(parent_src, cap, -1)
                 parent_unit = _grow1(parent_unit, cap, -1)
                 estart = _grow1(estart, cap + 1, 0)
-                table = rehash_states(keys, count, 4 * cap)
+                table = rehash_states(keys, count, 2 * cap)
             else:
                 eunit = _grow1(eunit, 2 * eunit.shape[0], 0)
                 edst = _grow1(edst, 2 * edst.shape[0], 0)
