@@ -100,7 +100,7 @@ def fma(x, y, z) -> int:
 def fmod(x, y):
     r = np.fmod(x, y)
     if r != 0 and not np.isnan(r) and (r < 0) != (y < 0):
-        r = F(r + y)
+        r = r + y  # in the operands' own precision
     return r
 
 
@@ -147,7 +147,7 @@ GLSL = {
     "Fma": (3, None),
 }
 EXECUTED = set(BINARY) | set(COMPARE) | set(PREDICATES) | {"OpFNegate", "OpDot", "OpVectorTimesScalar"}
-EXECUTED |= {"OpConvertSToF", "OpConvertUToF", "OpConvertFToS", "OpConvertFToU"}
+EXECUTED |= {"OpConvertSToF", "OpConvertUToF", "OpConvertFToS", "OpConvertFToU", "OpFConvert"}
 """The float instructions of the subset, each executed by a test here."""
 NAN_UNDEFINED = {"FMin", "FMax", "FClamp"}
 """SPIR-V leaves which operand these give when one is a NaN."""
@@ -184,7 +184,7 @@ def same(got: int, want: int) -> bool:
 @pytest.mark.parametrize("op", sorted(BINARY))
 def test_float_arithmetic_is_ieee_binary32(op):
     body = f"%r = {op} %float %a %b\n%out = OpBitcast %uint %r"
-    for x, y in samples(op, 2):
+    for x, y in samples(op, 2) + [(0xBF800000, 0x7F800000), (0x3F800000, 0xFF800000)]:  # -1 and inf, 1 and -inf
         with np.errstate(all="ignore"):
             want = b(BINARY[op](f(x), f(y)))
         assert same(run(body, (x, y)), want), (op, hex(x), hex(y))
@@ -283,13 +283,62 @@ void main() {
     assert cells["out_bits"] == b(d) ^ 1
 
 
-def test_64_bit_floats_and_transcendentals_are_refused_by_name():
+def test_16_bit_floats_and_transcendentals_are_refused_by_name():
     source = """#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 layout(local_size_x = 1) in;
-layout(std430, binding = 0) buffer B { float f[2]; double d; };
-void main() { f[1] = exp(f[0]); d = 1.0lf; }
+layout(std430, binding = 0) buffer B { float f[2]; };
+void main() { f[1] = exp(f[0]) + float(float16_t(f[0])); }
 """
     with pytest.raises(InputError) as refused:
         load_kernel(source.encode(), "f.comp", "glsl")
     text = str(refused.value)
-    assert "Exp of GLSL.std.450 is not supported" in text and "64-bit floats" in text
+    assert "Exp of GLSL.std.450 is not supported" in text and "16-bit floats" in text
+
+
+DOUBLES = """#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer B { double d[4]; float f; uint bits[2]; };
+void main() {
+    double x = d[0] * d[1] + d[2];
+    d[3] = fma(d[0], d[1], d[2]) - x;
+    f = float(d[0] / 3.0lf);
+    uint64_t root = doubleBitsToUint64(sqrt(d[1]));
+    bits[0] = uint(root);
+    bits[1] = uint(root >> 32);
+}
+"""
+
+
+def test_64_bit_floats_are_ieee_binary64():
+    """Python's float is binary64: the oracle. `fma` rounds once, so d[3] is the product's
+    rounding error; `float()` of a double rounds once to binary32 (numpy's cast)."""
+    a, b2, c = 1 + 2**-30, 1 - 2**-30, -1.0
+    init = [("d", i, floats.pattern(v, 64)) for i, v in enumerate((a, b2, c))]  # a 64-bit cell's --init
+    kernel = load_kernel(DOUBLES.encode(), "d.comp", "glsl")
+    (memory,) = terminal_memories(system(kernel.module, 1, {}, init), None, None)
+    cells = dict(memory)
+    x = a * b2 + c
+    got = floats.value(cells["d[3]"] | cells["d[3]:hi"] << 32, 64)
+    assert got == float(Fraction(a) * Fraction(b2) + Fraction(c)) - x == -(2**-60)
+    assert cells["f"] == b(F(a / 3.0))
+    assert cells["bits[0]"] | cells["bits[1]"] << 32 == floats.pattern(math.sqrt(b2), 64)
+
+
+DOUBLE_EDGES = [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, 5e-324, 1.7976931348623157e308, 0.1, 3.0, -2.5]
+
+
+@pytest.mark.parametrize("op", sorted(BINARY) + sorted(COMPARE))
+def test_binary64_tables_against_numpy_float64(op):
+    """The binary64 tables the interpreter picks for doubles (end to end: the kernel above)."""
+    table = floats.WIDTHS[64].binary
+    for x in DOUBLE_EDGES:
+        for y in DOUBLE_EDGES:
+            got = table[op](floats.pattern(x, 64), floats.pattern(y, 64))
+            with np.errstate(all="ignore"):
+                if op in COMPARE:
+                    assert got == int(bool(COMPARE[op](np.float64(x), np.float64(y)))), (op, x, y)
+                    continue
+                want = floats.pattern(float(BINARY[op](np.float64(x), np.float64(y))), 64)
+            assert got == want or (math.isnan(floats.value(got, 64)) and math.isnan(floats.value(want, 64))), (op, x, y)

@@ -98,12 +98,12 @@ CASES = {
     ),
     "float": (
         kernel(
-            "%f = OpConvertUToF %double %u1\n",
-            globals_="%double = OpTypeFloat 64\n",
-            capabilities="OpCapability Float64\n",
+            "%f = OpConvertUToF %half %u1\n",
+            globals_="%half = OpTypeFloat 16\n",
+            capabilities="OpCapability Float16\n",
         ),
-        "%double = OpTypeFloat",  # assembly gives types a line: the declaration is shown
-        "OpTypeFloat: 64-bit floats: only 32-bit floats are supported",
+        "%half = OpTypeFloat",  # assembly gives types a line: the declaration is shown
+        "OpTypeFloat: 16-bit floats: only 32- and 64-bit floats are supported",
     ),
     "a 16-bit constant": (
         kernel(
@@ -165,7 +165,7 @@ layout(std430, binding = 0) buffer B { uint lock; uint seen; };
 void main() {
     uint votes = readFirstInvocationARB(lock);
     seen = readInvocationARB(votes, 0u);
-    double half_ = double(lock) * 0.5;
+    float half_ = exp(float(lock));
     if (votes == 0u) {
         atomicExchange(lock, uint(half_) + uint(exp(float(votes))));
     }
@@ -184,32 +184,31 @@ def test_every_problem_is_reported_each_at_its_line():
     assert lines == sorted(lines) and {6, 7, 8, 10} <= set(lines)
     assert "OpSubgroupFirstInvocationKHR: this subgroup operation is not supported" in rendered
     assert "OpSubgroupReadInvocationKHR: this subgroup operation is not supported" in rendered
-    assert "64-bit floats: only 32-bit floats are supported" in rendered
     assert "Exp of GLSL.std.450 is not supported" in rendered
     assert rendered.endswith(f"{len(lines)} problems")
-    assert error.position is not None and error.position.line == lines[0]  # a float variable of main, line 5
-    assert "; also several.comp:6:" in error.message  # one message for readers that show one
+    assert error.position is not None and error.position.line == lines[0] == 6
+    assert "; also several.comp:7:" in error.message  # one message for readers that show one
 
 
 STAGES = """#version 450
-// a double, a subgroup operation outside the subset and an array --spec makes empty
+// a half, a subgroup operation outside the subset and an array --spec makes empty
 #extension GL_ARB_shader_ballot : require
 layout(local_size_x = 2) in;
 layout(constant_id = 0) const uint N = 4;
-// (a 64-bit float is refused where it is made)
-layout(std430, binding = 0) buffer B { uint flag; double next; };
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(std430, binding = 0) buffer B { uint flag; uint next; };
 shared uint slots[N];
 void main() {
     slots[gl_LocalInvocationID.x] = flag;
     uint q = readFirstInvocationARB(flag);
-    next = double(q);
+    next = uint(float16_t(q));
     while (atomicAdd(flag, 0u) == 0u) {}
 }
 """
 
 
 def test_problems_found_by_every_stage_come_together():
-    """A 64-bit float (a buffer reference before they were supported), a subgroup operation outside the
+    """A 16-bit float (a buffer reference before they were supported), a subgroup operation outside the
     subset and an array the launch's --spec makes empty: each stage's refusal was raised alone (the
     addressing model, without a line, or the array length), hiding the others."""
     with pytest.raises(InputError) as caught:
@@ -217,7 +216,7 @@ def test_problems_found_by_every_stage_come_together():
     rendered = caught.value.render()
     assert rendered.splitlines()[0].startswith("stages.comp:11:")  # in source order, the located ones first
     assert "stages.comp:11:1: error: OpSubgroupFirstInvocationKHR: this subgroup operation" in rendered
-    assert "stages.comp:12:1: error: OpConvertUToF: 64-bit floats: only 32-bit floats are supported" in rendered
+    assert "stages.comp:12:1: error: OpConvertUToF: 16-bit floats: only 32- and 64-bit floats are supported" in rendered
     assert "OpTypeArray: specialized to the length 0, not in 1..65536" in rendered
     assert rendered.endswith("3 problems")
 

@@ -357,13 +357,18 @@ class Interpreter:
             unary = self.wide[inst.result].unary if inst.result in self.wide else UNARY
             value = lift(unary[op], self._value(run, ops[0], unit))
         elif op in floats.BINARY:
-            value = lift(floats.BINARY[op], self._value(run, ops[0], unit), self._value(run, ops[1], unit))
+            fbinary = floats.WIDTHS[64 if inst.result in self.wide else 32].binary
+            value = lift(fbinary[op], self._value(run, ops[0], unit), self._value(run, ops[1], unit))
         elif op in floats.UNARY:
-            value = lift(floats.UNARY[op], self._value(run, ops[0], unit))
+            value = lift(
+                floats.WIDTHS[64 if inst.result in self.wide else 32].unary[op], self._value(run, ops[0], unit)
+            )
         elif op == "OpDot":
-            value = floats.dot(self._value(run, ops[0], unit), self._value(run, ops[1], unit))
+            width = 64 if inst.result in self.wide else 32
+            value = floats.dot(self._value(run, ops[0], unit), self._value(run, ops[1], unit), width)
         elif op == "OpVectorTimesScalar":
-            value = floats.times_scalar(self._value(run, ops[0], unit), self._value(run, ops[1], unit))
+            width = 64 if inst.result in self.wide else 32
+            value = floats.times_scalar(self._value(run, ops[0], unit), self._value(run, ops[1], unit), width)
         elif op in ("OpVariable", "OpLoopMerge", "OpSelectionMerge", "OpMemoryBarrier", "OpNop"):
             return
         elif op in ("OpAccessChain", "OpInBoundsAccessChain", "OpPtrAccessChain"):
@@ -443,7 +448,8 @@ class Interpreter:
             table = self.wide[inst.result or 0].glsl_std if inst.result in self.wide else GLSL_STD
             return lift(table[name], *(self._value(run, o, unit) for o in ops[2:]))
         if name in floats.GLSL_STD:
-            return lift(floats.GLSL_STD[name], *(self._value(run, o, unit) for o in ops[2:]))
+            table = floats.WIDTHS[64 if inst.result in self.wide else 32].glsl_std
+            return lift(table[name], *(self._value(run, o, unit) for o in ops[2:]))
         raise _error(inst, f"{op if op != 'OpExtInst' else ops[1]} is not supported by the kernel interpreter")
 
     def _converter(self, inst: Instruction) -> Any:

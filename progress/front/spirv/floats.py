@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 
 from progress.front.spirv.values import Fault, signed
@@ -70,16 +71,6 @@ def exact(q: Fraction, width: int = 32, negative_zero: bool = False) -> int:
     return pattern(-float(rounded) if sign else float(rounded), width)  # representable: float() is exact
 
 
-def _binary(op: Callable[[float, float], float]) -> Callable[[int, int], int]:
-    """A binary32 operation computed in binary64 and rounded once: exact for + - * / and
-    sqrt, since 53 >= 2 * 24 + 2 (double rounding is innocuous; Figueroa 1995)."""
-
-    def computed(a: int, b: int) -> int:
-        return pattern(op(value(a), value(b)))
-
-    return computed
-
-
 def _divide(x: float, y: float) -> float:
     if y == 0:
         if x == 0 or math.isnan(x):
@@ -95,64 +86,6 @@ def _rem(x: float, y: float) -> float:
     return math.fmod(x, y)
 
 
-def _mod(x: float, y: float) -> float:
-    """OpFMod: the remainder with the sign of y (exact: fmod, then y added when the signs differ)."""
-    r = _rem(x, y)
-    if r != 0 and not math.isnan(r) and (r < 0) != (y < 0):
-        r = value(exact(Fraction(r) + Fraction(y)))
-    return r
-
-
-def _ordered(test: Callable[[float, float], bool]) -> Callable[[int, int], int]:
-    return lambda a, b: int(test(value(a), value(b)))
-
-
-def _unordered(test: Callable[[float, float], bool]) -> Callable[[int, int], int]:
-    def compared(a: int, b: int) -> int:
-        x, y = value(a), value(b)
-        return int(math.isnan(x) or math.isnan(y) or test(x, y))
-
-    return compared
-
-
-def _min(a: int, b: int) -> int:
-    """GLSL.std.450 FMin: y if y < x, else x (which one a NaN gives is undefined in SPIR-V)."""
-    return b if value(b) < value(a) else a
-
-
-def _max(a: int, b: int) -> int:
-    return b if value(a) < value(b) else a
-
-
-def _nmin(a: int, b: int) -> int:
-    """NMin: the other operand where one is a NaN (IEEE minNum); -0 below +0."""
-    x, y = value(a), value(b)
-    if math.isnan(x) or math.isnan(y):
-        return b if math.isnan(x) and not math.isnan(y) else a if not math.isnan(x) else QUIET_NAN[32]
-    if x == y:
-        return a | b if x == 0 else a  # -0 for min of -0 and +0
-    return a if x < y else b
-
-
-def _nmax(a: int, b: int) -> int:
-    x, y = value(a), value(b)
-    if math.isnan(x) or math.isnan(y):
-        return b if math.isnan(x) and not math.isnan(y) else a if not math.isnan(x) else QUIET_NAN[32]
-    if x == y:
-        return a & b if x == 0 else a  # +0 for max of -0 and +0
-    return a if x > y else b
-
-
-def _unary(op: Callable[[float], float]) -> Callable[[int], int]:
-    def computed(a: int) -> int:
-        x = value(a)
-        if math.isnan(x):
-            return QUIET_NAN[32]
-        return pattern(op(x))
-
-    return computed
-
-
 def _integral(op: Callable[[float], int]) -> Callable[[float], float]:
     """Floor, Ceil, Trunc...: integral, so exactly representable; the sign of a zero kept."""
 
@@ -166,101 +99,164 @@ def _integral(op: Callable[[float], int]) -> Callable[[float], float]:
 
 def _round_half_away(x: float) -> int:
     """GLSL.std.450 Round: 0.5 away from zero (SPIR-V lets an implementation choose; this one is fixed)."""
-    whole = math.floor(abs(x) + 0.5) if abs(x) < 2**52 else abs(x)  # abs(x) + 0.5 is exact here
-    return int(math.copysign(whole, x))
+    if abs(x) >= 2**52:  # integral already
+        return int(x)
+    return int(math.copysign(math.floor(abs(x) + 0.5), x))  # abs(x) + 0.5 is exact below 2^52
 
 
 def _sqrt(x: float) -> float:
     return math.nan if x < 0 else math.sqrt(x)
 
 
-def _fract(a: int) -> int:
-    x = value(a)
-    if math.isnan(x) or math.isinf(x):
-        return QUIET_NAN[32]
-    return exact(Fraction(x) - math.floor(x))
+@dataclass(frozen=True)
+class Tables:
+    """The float instructions at one width (32: binary32, 64: binary64), on bit patterns."""
+
+    binary: dict[str, Callable[[int, int], int]]
+    unary: dict[str, Callable[[int], int]]
+    glsl_std: dict[str, Callable[..., int]]
 
 
-def fma(a: int, b: int, c: int) -> int:
-    """a * b + c rounded once (GLSL.std.450 Fma: a GPU may instead round twice)."""
-    x, y, z = value(a), value(b), value(c)
-    if any(math.isnan(v) or math.isinf(v) for v in (x, y, z)):
-        return pattern(x * y + z)  # exact in binary64 but for the infinities and NaNs decided here
-    total = Fraction(x) * Fraction(y) + Fraction(z)
-    negative_zero = total == 0 and math.copysign(1.0, x * y) < 0 and math.copysign(1.0, z) < 0
-    return exact(total, 32, negative_zero)
+def _tables(width: int) -> Tables:
+    nan, sign = QUIET_NAN[width], SIGN[width]
+
+    def v(bits: int) -> float:
+        return value(bits, width)
+
+    def p(x: float) -> int:
+        return pattern(x, width)
+
+    def binary(op: Callable[[float, float], float]) -> Callable[[int, int], int]:
+        """Computed in binary64 and rounded once: for binary32 exact for + - * / and sqrt,
+        since 53 >= 2 * 24 + 2 (double rounding is innocuous; Figueroa 1995)."""
+        return lambda a, b: p(op(v(a), v(b)))
+
+    def unary(op: Callable[[float], float]) -> Callable[[int], int]:
+        return lambda a: nan if math.isnan(v(a)) else p(op(v(a)))
+
+    def mod(x: float, y: float) -> float:
+        """OpFMod: the remainder with the sign of y (exact: fmod, then y added once when the signs differ)."""
+        r = _rem(x, y)
+        if r != 0 and not math.isnan(r) and (r < 0) != (y < 0):
+            r = v(p(r + y))  # one rounded addition (innocuous through binary64 for binary32)
+        return r
+
+    def ordered(test: Callable[[float, float], bool]) -> Callable[[int, int], int]:
+        return lambda a, b: int(test(v(a), v(b)))
+
+    def unordered(test: Callable[[float, float], bool]) -> Callable[[int, int], int]:
+        def compared(a: int, b: int) -> int:
+            x, y = v(a), v(b)
+            return int(math.isnan(x) or math.isnan(y) or test(x, y))
+
+        return compared
+
+    def fmin(a: int, b: int) -> int:
+        """GLSL.std.450 FMin: y if y < x, else x (which one a NaN gives is undefined in SPIR-V)."""
+        return b if v(b) < v(a) else a
+
+    def fmax(a: int, b: int) -> int:
+        return b if v(a) < v(b) else a
+
+    def nmin(a: int, b: int) -> int:
+        """NMin: the other operand where one is a NaN (IEEE minNum); -0 below +0."""
+        x, y = v(a), v(b)
+        if math.isnan(x) or math.isnan(y):
+            return nan if math.isnan(x) and math.isnan(y) else (b if math.isnan(x) else a)
+        if x == y:
+            return a | b if x == 0 else a  # -0 for min of -0 and +0
+        return a if x < y else b
+
+    def nmax(a: int, b: int) -> int:
+        x, y = v(a), v(b)
+        if math.isnan(x) or math.isnan(y):
+            return nan if math.isnan(x) and math.isnan(y) else (b if math.isnan(x) else a)
+        if x == y:
+            return a & b if x == 0 else a  # +0 for max of -0 and +0
+        return a if x > y else b
+
+    def fract(a: int) -> int:
+        x = v(a)
+        if math.isnan(x) or math.isinf(x):
+            return nan
+        return exact(Fraction(x) - math.floor(x), width)
+
+    def fma(a: int, b: int, c: int) -> int:
+        """a * b + c rounded once (GLSL.std.450 Fma: a GPU may instead round twice)."""
+        x, y, z = v(a), v(b), v(c)
+        if any(math.isnan(t) or math.isinf(t) for t in (x, y, z)):
+            return p(x * y + z)  # the infinities and NaNs are decided the same in binary64
+        total = Fraction(x) * Fraction(y) + Fraction(z)
+        negative_zero = total == 0 and math.copysign(1.0, x) * math.copysign(1.0, y) < 0 and math.copysign(1.0, z) < 0
+        return exact(total, width, negative_zero)
+
+    add, sub, mul = binary(lambda x, y: x + y), binary(lambda x, y: x - y), binary(lambda x, y: x * y)
+
+    def mix(a: int, b: int, t: int) -> int:
+        """FMix: x * (1 - a) + y * a, each operation rounded."""
+        return add(mul(a, sub(p(1.0), t)), mul(b, t))
+
+    def fsign(a: int) -> int:
+        x = v(a)
+        if math.isnan(x):
+            return nan
+        return p(float((x > 0) - (x < 0))) if x != 0 else a
+
+    return Tables(
+        {
+            "OpFAdd": add,
+            "OpFSub": sub,
+            "OpFMul": mul,
+            "OpFDiv": binary(_divide),
+            "OpFRem": binary(_rem),
+            "OpFMod": binary(mod),
+            "OpFOrdEqual": ordered(lambda x, y: x == y),
+            "OpFOrdNotEqual": ordered(lambda x, y: x != y and not (math.isnan(x) or math.isnan(y))),
+            "OpFOrdLessThan": ordered(lambda x, y: x < y),
+            "OpFOrdGreaterThan": ordered(lambda x, y: x > y),
+            "OpFOrdLessThanEqual": ordered(lambda x, y: x <= y),
+            "OpFOrdGreaterThanEqual": ordered(lambda x, y: x >= y),
+            "OpFUnordEqual": unordered(lambda x, y: x == y),
+            "OpFUnordNotEqual": unordered(lambda x, y: x != y),
+            "OpFUnordLessThan": unordered(lambda x, y: x < y),
+            "OpFUnordGreaterThan": unordered(lambda x, y: x > y),
+            "OpFUnordLessThanEqual": unordered(lambda x, y: x <= y),
+            "OpFUnordGreaterThanEqual": unordered(lambda x, y: x >= y),
+        },
+        {
+            "OpFNegate": lambda a: a ^ sign,
+            "OpIsNan": lambda a: int(math.isnan(v(a))),
+            "OpIsInf": lambda a: int(math.isinf(v(a))),
+        },
+        {
+            "FAbs": lambda a: a & ~sign,
+            "FSign": fsign,
+            "Floor": unary(_integral(math.floor)),
+            "Ceil": unary(_integral(math.ceil)),
+            "Trunc": unary(_integral(math.trunc)),
+            "Round": unary(_integral(_round_half_away)),
+            "RoundEven": unary(_integral(round)),
+            "Fract": fract,
+            "Sqrt": unary(_sqrt),
+            "FMin": fmin,
+            "FMax": fmax,
+            "NMin": nmin,
+            "NMax": nmax,
+            "FClamp": lambda a, lo, hi: fmin(fmax(a, lo), hi),
+            "NClamp": lambda a, lo, hi: nmin(nmax(a, lo), hi),
+            "FMix": mix,
+            "Step": lambda edge, a: p(0.0 if v(a) < v(edge) else 1.0),
+            "Fma": fma,
+        },
+    )
 
 
-def _clamp(a: int, lo: int, hi: int) -> int:
-    return _min(_max(a, lo), hi)
-
-
-def _mix(a: int, b: int, t: int) -> int:
-    """FMix: x * (1 - a) + y * a, each operation rounded."""
-    one_minus = _binary(lambda p, q: p - q)(pattern(1.0), t)
-    return _binary(lambda p, q: p + q)(_binary(lambda p, q: p * q)(a, one_minus), _binary(lambda p, q: p * q)(b, t))
-
-
-def _step(edge: int, a: int) -> int:
-    return pattern(0.0 if value(a) < value(edge) else 1.0)
-
-
-def _sign(a: int) -> int:
-    x = value(a)
-    if math.isnan(x):
-        return QUIET_NAN[32]
-    return pattern(float((x > 0) - (x < 0))) if x != 0 else a
-
-
-BINARY: dict[str, Callable[[int, int], int]] = {
-    "OpFAdd": _binary(lambda x, y: x + y),
-    "OpFSub": _binary(lambda x, y: x - y),
-    "OpFMul": _binary(lambda x, y: x * y),
-    "OpFDiv": _binary(_divide),
-    "OpFRem": _binary(_rem),
-    "OpFMod": _binary(_mod),
-    "OpFOrdEqual": _ordered(lambda x, y: x == y),
-    "OpFOrdNotEqual": _ordered(lambda x, y: x != y and not (math.isnan(x) or math.isnan(y))),
-    "OpFOrdLessThan": _ordered(lambda x, y: x < y),
-    "OpFOrdGreaterThan": _ordered(lambda x, y: x > y),
-    "OpFOrdLessThanEqual": _ordered(lambda x, y: x <= y),
-    "OpFOrdGreaterThanEqual": _ordered(lambda x, y: x >= y),
-    "OpFUnordEqual": _unordered(lambda x, y: x == y),
-    "OpFUnordNotEqual": _unordered(lambda x, y: x != y),
-    "OpFUnordLessThan": _unordered(lambda x, y: x < y),
-    "OpFUnordGreaterThan": _unordered(lambda x, y: x > y),
-    "OpFUnordLessThanEqual": _unordered(lambda x, y: x <= y),
-    "OpFUnordGreaterThanEqual": _unordered(lambda x, y: x >= y),
-}
-"""binary32 arithmetic and comparisons (a comparison gives a boolean, 0 or 1)."""
-
-UNARY: dict[str, Callable[[int], int]] = {
-    "OpFNegate": lambda a: a ^ SIGN[32],
-    "OpIsNan": lambda a: int(math.isnan(value(a))),
-    "OpIsInf": lambda a: int(math.isinf(value(a))),
-}
-
-GLSL_STD: dict[str, Callable[..., int]] = {
-    "FAbs": lambda a: a & ~SIGN[32],
-    "FSign": _sign,
-    "Floor": _unary(_integral(math.floor)),
-    "Ceil": _unary(_integral(math.ceil)),
-    "Trunc": _unary(_integral(math.trunc)),
-    "Round": _unary(_integral(_round_half_away)),
-    "RoundEven": _unary(_integral(round)),
-    "Fract": _fract,
-    "Sqrt": _unary(_sqrt),
-    "FMin": _min,
-    "FMax": _max,
-    "NMin": _nmin,
-    "NMax": _nmax,
-    "FClamp": _clamp,
-    "NClamp": lambda a, lo, hi: _nmin(_nmax(a, lo), hi),
-    "FMix": _mix,
-    "Step": _step,
-    "Fma": fma,
-}
-"""The GLSL.std.450 instructions on binary32 that have one exact result."""
+WIDTHS = {32: _tables(32), 64: _tables(64)}
+"""binary32 and binary64 (a comparison gives a boolean, 0 or 1)."""
+BINARY = WIDTHS[32].binary
+UNARY = WIDTHS[32].unary
+GLSL_STD = WIDTHS[32].glsl_std
+"""The GLSL.std.450 instructions on floats that have one exact result."""
 
 
 def to_float(n: int, source_width: int, is_signed: bool, width: int = 32) -> int:
@@ -293,17 +289,30 @@ def convert(a: int, source_width: int, width: int) -> int:
     return pattern(x, width)
 
 
-def dot(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+def dot(a: tuple[int, ...], b: tuple[int, ...], width: int = 32) -> int:
     """OpDot: products and sums in order, each rounded (a GPU may fuse or reorder them)."""
-    products = [BINARY["OpFMul"](x, y) for x, y in zip(a, b)]
+    table = WIDTHS[width].binary
+    products = [table["OpFMul"](x, y) for x, y in zip(a, b)]
     total = products[0]
     for product in products[1:]:
-        total = BINARY["OpFAdd"](total, product)
+        total = table["OpFAdd"](total, product)
     return total
 
 
-def times_scalar(vector: tuple[int, ...], scalar: int) -> tuple[int, ...]:
-    return tuple(BINARY["OpFMul"](x, scalar) for x in vector)
+def times_scalar(vector: tuple[int, ...], scalar: int, width: int = 32) -> tuple[int, ...]:
+    return tuple(WIDTHS[width].binary["OpFMul"](x, scalar) for x in vector)
 
 
-__all__ = ["BINARY", "GLSL_STD", "UNARY", "convert", "dot", "fma", "pattern", "signed", "to_float", "to_int", "value"]
+__all__ = [
+    "BINARY",
+    "GLSL_STD",
+    "UNARY",
+    "WIDTHS",
+    "convert",
+    "dot",
+    "pattern",
+    "signed",
+    "to_float",
+    "to_int",
+    "value",
+]

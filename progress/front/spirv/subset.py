@@ -34,7 +34,7 @@ PHYSICAL = (
     "only logical pointers and buffer references (PhysicalStorageBuffer64) are supported, not other physical addressing"
 )
 FLOAT = "is not supported (32-bit floats are, with exact IEEE-754 arithmetic: docs/kernels.md)"
-FLOAT_WIDTH = "only 32-bit floats are supported (IEEE-754 binary32)"
+FLOAT_WIDTH = "only 32- and 64-bit floats are supported (IEEE-754 binary32 and binary64)"
 WIDTH = "only 32- and 64-bit integers are supported (8- and 16-bit ones need byte-addressed cells)"
 WIDE = "is not supported on 64-bit values (only on 32-bit ones)"
 NOT_COMPUTE = "is not a compute shader instruction"
@@ -64,7 +64,7 @@ SUPPORTED = (
     OpIAddCarry OpISubBorrow OpUMulExtended OpSMulExtended OpSDot OpUDot OpSUDot OpSDotAccSat
     OpUDotAccSat OpSUDotAccSat OpVectorExtractDynamic
     OpVectorInsertDynamic OpCopyLogical OpTypeFloat OpConvertFToU OpConvertFToS OpConvertSToF OpConvertUToF
-    OpFNegate OpIsNan OpIsInf OpDot OpVectorTimesScalar
+    OpFConvert OpFNegate OpIsNan OpIsInf OpDot OpVectorTimesScalar
     OpConvertUToPtr OpConvertPtrToU OpPtrAccessChain OpTypeForwardPointer
     """.split()
     )
@@ -199,7 +199,7 @@ def _type_problem(inst: Instruction) -> str | None:
     ops = inst.operands
     if inst.opcode == "OpTypeInt" and ops and ops[0] not in (32, 64):
         return f"{ops[0]}-bit integers: {WIDTH}"
-    if inst.opcode == "OpTypeFloat" and ops and ops[0] != 32:
+    if inst.opcode == "OpTypeFloat" and ops and ops[0] not in (32, 64):
         return f"{ops[0]}-bit floats: {FLOAT_WIDTH}"
     if inst.opcode in ("OpTypeImage", "OpTypeSampler", "OpTypeSampledImage"):
         return IMAGE
@@ -227,7 +227,7 @@ def _instruction_problem(inst: Instruction, view: ModuleView) -> str | None:
         if set_name == "GLSL.std.450" and str(inst.operands[1]) not in GLSL_STD | floats.GLSL_STD.keys():
             return (
                 f"{inst.operands[1]} of GLSL.std.450 is not supported (its integer instructions are, and those on "
-                "32-bit floats with one exact result: no transcendental, no packing)"
+                "floats with one exact result: no transcendental, no packing)"
             )
         if set_name != "GLSL.std.450" and not set_name.startswith(NON_SEMANTIC):
             return f"the extended instruction set {set_name!r} is not supported (GLSL.std.450 is)"
