@@ -398,11 +398,14 @@ class Product:
 
 
 def product(graph: Graph, started: bool, budget: Budget, group: np.ndarray) -> Product:
-    if not started:
+    """The graph's product with STARTED (`started`) or with no memory. A graph
+    whose states carry their STARTED mask (section 14's quotient) is its own product."""
+    if not started or graph.started_words:
         n = graph.count
         parent = graph.parent_src[:n]
+        memory = graph.started() if started else np.zeros(n, np.int64)
         return Product(
-            graph, False, np.arange(n, dtype=np.int32), np.zeros(n, np.int64), graph.estart[: n + 1],
+            graph, started, np.arange(n, dtype=np.int32), memory, graph.estart[: n + 1],
             graph.edst, graph.eunit, parent,
         )  # fmt: skip
     limit = budget.max_states if budget.max_states is not None else np.iinfo(np.int64).max
