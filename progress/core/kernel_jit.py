@@ -23,9 +23,10 @@ exactly: tests/test_kernel_jit.py compares the two graphs.
 
 Memory per stored state: 4 bytes per word of the row, which is collapsed
 (the cells, then one number per workgroup for its slice of local states,
-kept once in a slice store), 16 in the hash table (at most half full), 8
-for its first edge's index and 8 for its breadth-first parent; 8 per edge
-(unit, destination). Importing this module loads numba.
+kept once in a slice store), 8 to 16 in the hash table (int32 slots, at
+most half full, dropped once the exploration ends), 8 for its first edge's
+index and 8 for its breadth-first parent; 6 per edge (unit as uint16 up to
+65,536 units, destination as int32). Importing this module loads numba.
 """
 
 from __future__ import annotations
@@ -209,7 +210,7 @@ def intern_slice(stable, slices, nslices, buf):
 
 @njit(cache=True)
 def rehash_states(keys, count, size):
-    table = np.full(size, FREE, np.int64)
+    table = np.full(size, FREE, np.int32)  # rows are numbered in int32 (edges, parents)
     for i in range(count):
         slot, _ = _find_state(table, keys, keys[i])
         table[slot] = i
@@ -268,10 +269,13 @@ def _step_row(row, u, aid, status, barrier, group, per_group, ncells, acoff, acl
 @njit(cache=True)
 def _normalize(row, first, per_group, status, barrier, group, ncells, akeys, avals, acoff, aclen, acells, abar,
                rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval, rnext, lkeys, lvals, vals, miss,
-               owner, awr, aseen, init_loc):  # fmt: skip
+               owner, awr, aseen, init_loc, pbit, pw):  # fmt: skip
     """The quiet steps (docs/semantics.md section 13) of the workgroup whose
     units are first..first+per_group-1, applied to `row` until none is left:
-    DONE, a missing table entry (MISS_*), or ROUND past CHAIN steps."""
+    DONE, a missing table entry (MISS_*), or ROUND past CHAIN steps. With
+    phase reads (section 15; `pbit` per cell, `pw` per local, `pbit` of
+    length 1 without), a read of a Workgroup cell whose variable no other
+    unit of the workgroup may write before its next barrier is quiet too."""
     started = False
     for m in range(first, first + per_group):
         if row[ncells + m] != init_loc[m]:
@@ -280,9 +284,11 @@ def _normalize(row, first, per_group, status, barrier, group, ncells, akeys, ava
     if not started:
         return DONE  # (quiet steps need a started workgroup; steps only start it)
     steps = 0
+    phased = pbit.shape[0] > 1
     again = True
     while again:
-        again = False  # another pass only after a release, which may give earlier units steps
+        again = False  # another pass only after a release (or, with phase reads, any step), which may give
+        # earlier units steps
         for m in range(first, first + per_group):
             while True:
                 local = np.int64(row[ncells + m])
@@ -298,19 +304,29 @@ def _normalize(row, first, per_group, status, barrier, group, ncells, akeys, ava
                     base = acoff[aid]
                     quiet = True
                     for i in range(aclen[aid]):
-                        o = owner[acells[base + i]]
-                        if o != m and not (o == READONLY and awr[aid] == 0):
-                            quiet = False
-                            break
+                        c = acells[base + i]
+                        o = owner[c]
+                        if o == m or (o == READONLY and awr[aid] == 0):
+                            continue
+                        if phased and awr[aid] == 0 and pbit[c] != 0:
+                            free = True
+                            for m2 in range(first, first + per_group):
+                                if m2 != m and (pw[row[ncells + m2]] & pbit[c]) != 0:
+                                    free = False
+                                    break
+                            if free:
+                                continue
+                        quiet = False
+                        break
                     if not quiet:
                         break
                 aseen[aid] = 1
                 code = _step_row(row, m, aid, status, barrier, group, per_group, ncells, acoff, aclen, acells,
                                  rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval, rnext, lkeys, lvals,
                                  vals, miss)  # fmt: skip
-                if code == RELEASED:
+                if code == RELEASED or phased:
                     again = True
-                elif code != DONE:
+                if code != DONE and code != RELEASED:
                     return code
                 steps += 1
                 if steps > CHAIN:
@@ -409,7 +425,7 @@ def explore(
     rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval, rnext,
     lkeys, lvals, max_states, miss, until,
     red, owner, awr, aseen, init_loc, missrow, sym, idfree, einexact,
-    units, slices, stable, nslices, wsym, wc0, wcsize,
+    units, slices, stable, nslices, pbit, pw, wsym, wc0, wcsize,
 ):  # fmt: skip
     """Expand states s, s+1, ... until all are expanded (DONE), a table
     lacks an entry (MISS_*: `miss` holds the unit, then more), the store is
@@ -530,7 +546,7 @@ def explore(
             if red:
                 code = _normalize(row, group[u] * per_group, per_group, status, barrier, group, ncells, akeys, avals,
                                   acoff, aclen, acells, abar, rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval,
-                                  rnext, lkeys, lvals, vals, miss, owner, awr, aseen, init_loc)  # fmt: skip
+                                  rnext, lkeys, lvals, vals, miss, owner, awr, aseen, init_loc, pbit, pw)  # fmt: skip
                 if code != DONE:
                     for w in range(width):
                         missrow[w] = row[w]
@@ -644,6 +660,9 @@ class Tables:
         self.idfree = _Grown(np.int8)
         self.symmetric = False
         """Whether `idfree` is filled (a quotient exploration: `KernelSystem.id_free` per local)."""
+        self.pw = _Grown(np.int64)
+        self.phased = False
+        """Whether `pw` is filled (phase reads: `KernelSystem.phase_writes` per local, section 15)."""
         self.sync()
 
     def sync(self) -> None:
@@ -656,6 +675,10 @@ class Tables:
             id_free = kernel.id_free  # type: ignore[attr-defined]
             for local in range(self.idfree.count, self.status.count):
                 self.idfree.add([int(id_free(local))])
+        if self.phased:
+            writes = kernel.phase_writes  # type: ignore[attr-defined]
+            for local in range(self.pw.count, self.status.count):
+                self.pw.add([writes(local)])
 
     def add_access(self, unit: int, local: int) -> None:
         cells, is_barrier = self.kernel.access_cells(unit, local)
@@ -774,7 +797,7 @@ class Graph:
     def bytes(self) -> int:
         """What the graph holds in memory (the arrays at their capacity, step tables included)."""
         arrays = (self.keys, self.estart, self.eunit, self.edst, self.parent_src, self.parent_unit, self.slices)
-        return sum(a.nbytes for a in arrays) + 16 * max(1, self.count) + self.tables.bytes()
+        return sum(a.nbytes for a in arrays) + 8 * max(1, self.count) + self.tables.bytes()
 
 
 @dataclass
@@ -788,6 +811,8 @@ class Reduction:
     owner: np.ndarray
     initial: tuple[int, ...]
     seen: list[tuple[int, tuple[int, ...], bool]]
+    phased: bool = False
+    """Whether reads of Workgroup memory that no other unit may write before a barrier are quiet too (section 15)."""
 
 
 class Broken(Exception):
@@ -858,13 +883,19 @@ def explore_kernel(
     if symmetric:
         tables.symmetric = True
         tables.sync()
+    pbit = np.zeros(1, np.int64)
+    if reduction is not None and reduction.phased:
+        phase_bit = kernel.phase_bit  # type: ignore[attr-defined]
+        pbit = np.array([phase_bit(c) for c in range(ncells)] + [0, 0], np.int64)  # (length > 1: phased)
+        tables.phased = True
+        tables.sync()
     group = np.array(kernel.groups, np.int64)
     cap = 1024
     keys = np.zeros((cap, width), np.uint32)
     keys[0] = initial
-    table = rehash_states(keys, 1, 4 * cap)
+    table = rehash_states(keys, 1, 2 * cap)
     estart = np.zeros(cap + 1, np.int64)
-    eunit = np.zeros(4 * cap, np.int32)
+    eunit = np.zeros(4 * cap, np.uint16 if units <= 1 << 16 else np.int32)  # 1024 x 64 units at most
     edst = np.zeros(4 * cap, np.int32)
     einexact = np.zeros(4 * cap if symmetric or wsym else 1, np.uint8)
     parent_src = np.full(cap, -1, np.int32)
@@ -882,7 +913,7 @@ def explore_kernel(
             t.rtable, t.raid.array, t.rvoff.array, t.rvals.array, t.rwoff.array, t.rwlen.array, t.rwat.array,
             t.rwval.array, t.rnext.array, t.release.keys, t.release.values, limit, miss, s + chunk,
             reduction is not None, owner, t.awr.array, t.aseen.array, init_loc, missrow,
-            symmetric, t.idfree.array, einexact, units, slices, stable, nslices, wsym, wc0, wcsize,
+            symmetric, t.idfree.array, einexact, units, slices, stable, nslices, pbit, t.pw.array, wsym, wc0, wcsize,
         )  # fmt: skip
         if code in (DONE, BROKEN, ROUND) and reduction is not None:
             reduction.seen.extend(tables.seen())
@@ -919,7 +950,7 @@ def explore_kernel(
                 parent_src = _grow1(parent_src, cap, -1)
                 parent_unit = _grow1(parent_unit, cap, -1)
                 estart = _grow1(estart, cap + 1, 0)
-                table = rehash_states(keys, count, 4 * cap)
+                table = rehash_states(keys, count, 2 * cap)
             else:
                 eunit = _grow1(eunit, 2 * eunit.shape[0], 0)
                 edst = _grow1(edst, 2 * edst.shape[0], 0)

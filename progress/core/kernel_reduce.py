@@ -62,7 +62,8 @@ def explore_reduced(system: Footprinted, budget: Budget, seen: Accesses) -> tupl
         reduced = Reduced(system, ownership, seen, quiet=True)
         try:
             initial: tuple[int, ...] = reduced.initial  # type: ignore[assignment]  # a kernel's states are int tuples
-            reduction = Reduction(owner_array(ownership, system.n_cells), initial, [])  # type: ignore[attr-defined]
+            owner = owner_array(ownership, system.n_cells)  # type: ignore[attr-defined]
+            reduction = Reduction(owner, initial, [], reduced.phased)
         except PythonRound:
             return None
         try:
@@ -173,7 +174,7 @@ def decide_groups(
                 return None
             if not initial_fixed(kernel, cells, start):
                 return None
-            reduction = Reduction(owner, start, [])
+            reduction = Reduction(owner, start, [], reduced.phased)
             try:
                 graph = _explore_groups(kernel, budget, reduction, False, cells)
             except Broken:
