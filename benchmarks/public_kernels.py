@@ -196,6 +196,16 @@ PREFIX_SUMS_BUFFERS = ("--buffer", "b_scanIn=1536", "--buffer", "b_scanOut=1536"
 )
 """The buffer lengths both GPUPrefixSums scans are checked with (their runtime-sized arrays)."""
 
+ANKI_QUEUE = ("--buffer", "g_queue=1", "--buffer", "g_ringBuffer=4", "--buffer", "g_finalResult=2") + (
+    "--init",
+    "g_consts.m_ringBufferSizeMinusOne=3",
+    "--init",
+    "g_queue[0].m_head=1",
+    "--init",
+    "g_ringBuffer[0]=65537",
+)
+"""A ring of 4 items holding one work item, level 1 payload 1 (`1 << 16 | 1`), as the host would seed it.
+Slang does not define `__spirv__`, so the kernel's D3D branch declares the constants: a constant buffer."""
 WGPU_SCAN_BUFFERS = ("--buffer", "scan=6656", "--buffer", "reduction=2", "--buffer", "index=1") + (
     "--buffer",
     "info=1",
@@ -355,6 +365,24 @@ KERNELS = (
         "4e3b5389e3cbf6426b489d776a94313b8ae175a4",
         "the same lock as `while atomicOr(&lock, 1u) == 1u { }` (WGSL)",
         ("--workgroups", "1", "--entry", "while_atomic"),
+    ),
+    Kernel(
+        "AnKi (game engine)",
+        "godlikepanos/anki-3d-engine",
+        "Tests/Gr/JobManagerCompute.hlsl",
+        "248fede4fbda326d57b1e36a614feddbe44d4cba",
+        "a persistent-threads job queue: every workgroup loops taking a CAS spin lock (LOCK/UNLOCK macros) "
+        "to pop work items and push their children until no work is pending (HLSL, 128 invocations)",
+        ("--workgroups", "2", *ANKI_QUEUE),
+    ),
+    Kernel(
+        "AnKi (game engine)",
+        "godlikepanos/anki-3d-engine",
+        "Tests/Gr/JobManagerCompute.hlsl",
+        "248fede4fbda326d57b1e36a614feddbe44d4cba",
+        "the job queue at 1 invocation a workgroup, 2 children per item (--redefine, file unedited), one item "
+        "of level 1 queued",
+        ("--workgroups", "2", "--redefine", "NUMTHREADS=1", "--redefine", "MAX_CHILDREN=2", *ANKI_QUEUE),
     ),
     Kernel(
         "Jimara (game engine)",

@@ -407,3 +407,23 @@ def test_a_plain_glsl_global_is_not_memory():
     shared = PRIVATE_LOOP.replace("uint rounds = 0u;", "shared uint rounds;")
     found = refused(module_of(PRIVATE_LOOP), shared)  # the same module against a `shared` global: asked for
     assert found[0] == "k:6:5" and "left no read of 'rounds'" in found[1]
+
+
+CAS_LOCK = ["may not terminate", "guaranteed to terminate", "may not terminate"] + ["guaranteed to terminate"] * 3
+
+
+def test_slang_s_lines_for_a_macro_s_code_are_the_define_s(monkeypatch, capsys):
+    """Slang gives what a macro expands to the lines of its #define (AnKi's LOCK/UNLOCK; glslang
+    gives the using line): the guard refused the lock ("compiled InterlockedCompareExchange
+    without an atomic instruction") and the wait ("left no read of 'b'"); both kept now, with
+    the verdicts of a CAS lock (Jimara's) and of a spin on a plain load (only fair)."""
+    status, out, err = run(
+        ["check", "--workgroups", "2", "--buffer", "b=2", "slang_macro_lock.hlsl"], monkeypatch, capsys, GUARD
+    )
+    assert status == 1, err
+    assert rows(out) == CAS_LOCK
+    status, out, err = run(
+        ["check", "--workgroups", "2", "--buffer", "b=2", "slang_macro_wait.hlsl"], monkeypatch, capsys, GUARD
+    )
+    assert status == 1, err
+    assert rows(out) == ONLY_FAIR

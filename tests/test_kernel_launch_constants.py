@@ -229,3 +229,19 @@ def test_the_header_giving_both_is_refused(tmp_path):
     kernel = tmp_path / "both.comp"
     kernel.write_text((LAUNCH / "reduce512.comp").read_text().replace("--local-size 2", "--local-size 2 --spec 0=4"))
     assert "--spec 0=4 and --local-size 2,1,1 both set" in refused(kernel)
+
+
+def test_init_reaches_a_member_of_an_array_of_structs(tmp_path):
+    """`--init g_queue[0].m_head=1` (AnKi's job queue: an array of structs) was refused by the
+    option's grammar (NAME or NAME[INDEX] only)."""
+    from progress.front.header import parse_init
+
+    assert parse_init("a[1].b[2]=5") == ("a[1].b", 2, 5)
+    kernel = tmp_path / "q.comp"
+    kernel.write_text(
+        "#version 450\nlayout(local_size_x = 1) in;\nstruct Q { uint a; uint b; };\n"
+        "layout(std430, binding = 0) buffer B { Q q[]; };\nvoid main() { q[1].b += 1u; }\n"
+    )
+    system = kernel_system(kernel, given_settings(None, ["q=2"], ["q[1].b=5"], None, None))
+    (final,) = terminal_memories(system, None, None)
+    assert dict(final) == {"q[0].a": 0, "q[0].b": 0, "q[1].a": 0, "q[1].b": 6}

@@ -63,7 +63,9 @@ _NAME = r"(?:@?[A-Za-z_][A-Za-z0-9_.]*|%[A-Za-z0-9_][A-Za-z0-9_.]*)"
 a variable without a name is called by its assembly id, `%16`."""
 _BUFFER = re.compile(rf"({_NAME})=(\d+)")
 _SPEC = re.compile(rf"(\d+|{_NAME})=(-?\d+|true|false)")
-_INIT = re.compile(rf"({_NAME})(?:\[(\d+)\])?=(-?\d+)")
+_CELL_PATH = rf"{_NAME}(?:\[\d+\]\.[A-Za-z_][A-Za-z0-9_.]*)*"
+"""A cell path through arrays of structs: `g_queue[0].m_head`."""
+_INIT = re.compile(rf"({_CELL_PATH})(?:\[(\d+)\])?=(-?\d+)")
 _PUSH_ADDRESS = re.compile(rf"({_NAME})(?:\[(\d+)\])?=(@{_NAME}(?:[+-]\d+)?)")
 _SETTINGS_LINE = re.compile(r"^([ \t]*{marker}[ \t]*progress:)(.*?)\r?$")
 
@@ -173,10 +175,11 @@ def parse_buffer(text: str) -> tuple[str, int]:
 
 
 def parse_init(text: str) -> tuple[str, int | None, int]:
-    """`--init NAME=VALUE` or `--init NAME[INDEX]=VALUE`: a 32-bit value."""
+    """`--init NAME=VALUE` or `--init NAME[INDEX]=VALUE` (NAME may pass through an array of
+    structs: `g_queue[0].m_head`): a 32-bit value."""
     match = _INIT.fullmatch(text)
     if match is None:
-        raise UsageError(f"--init wants NAME=VALUE or NAME[INDEX]=VALUE, not {_shown(text)}")
+        raise UsageError(f"--init wants NAME=VALUE or NAME[INDEX]=VALUE (NAME[I].MEMBER too), not {_shown(text)}")
     name, index_digits, value_digits = match.groups()
     index = None if index_digits is None else _bounded(index_digits)
     if index is not None and index >= MAX_BUFFER_LENGTH:

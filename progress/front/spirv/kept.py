@@ -41,7 +41,9 @@ Only functions the module has code of are checked (a function nobody calls
 may be left out). Lines come from the module's debug lines (an instruction
 without one takes the last line before it in its function); a module
 without any is not checked. Every problem is an InputError at its line,
-together in one InputErrors (exit 2). Pure.
+together in one InputErrors (exit 2). Code a macro expands to counts at the
+lines of the macro's `#define` too (and of the macros it uses): Slang puts it
+there, glslang at the line that uses the macro (`macros.py`). Pure.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from dataclasses import dataclass
 
 from progress.errors import InputError, InputErrors, SourcePosition
 from progress.front.spirv.ir import Id, Instruction, Module, SourceLine
+from progress.front.spirv.macros import Macro, definitions, spans
 
 ATOMIC_CALL = {
     "glsl": re.compile(r"\b(atomic(?:Add|Min|Max|And|Or|Xor|Exchange|CompSwap|Load|Store)|imageAtomic\w+)\s*\("),
@@ -96,6 +99,7 @@ def check_kept(module: Module, sources: Mapping[str, tuple[str, str]], kind: str
     atomics = _atomic_lines(module)
     loops = _Loops(_read_blocks(module), _loop_bodies(module))
     texts = {file: _scanned(raw, active) for file, (raw, active) in sources.items()}
+    table = definitions({file: raw for file, (raw, _) in sources.items()})
     declared = (_declared_memory(text, kind) | _aliased_memory(text) for text in texts.values())
     memory = _memory_names(module).union(*declared)
     functions = [(file, *found) for file, text in texts.items() for found in _functions(text)]
@@ -107,9 +111,10 @@ def check_kept(module: Module, sources: Mapping[str, tuple[str, str]], kind: str
         if name not in present:
             continue
         raw, text = sources[file][0], texts[file]
-        problems += _missing_atomics(file, raw, text, body, atomics.get(file, []), kind, compiler)
+        written = _Written(file, raw, text, table)
+        problems += _missing_atomics(written, body, atomics, kind, compiler)
         wait = _Wait(loops, memory, readers, inlined)
-        problems += _deleted_waits(file, raw, text, body, wait, compiler)
+        problems += _deleted_waits(written, body, wait, compiler)
     if problems:
         raise InputErrors.joined(problems)
 
@@ -523,17 +528,36 @@ def _statements(text: str, body: tuple[int, int]) -> Iterator[_Statement]:
             start = at + 1
 
 
+@dataclass(frozen=True)
+class _Written:
+    """A file as written (`raw`) and as scanned (`text`), and the macros of every file: code a
+    macro expands to may sit at the lines of its `#define` (Slang's lines, `macros.py`)."""
+
+    file: str
+    raw: str
+    text: str
+    table: Mapping[str, list[Macro]]
+
+    def macro_spans(self, first: int, last: int) -> list[tuple[str, int, int]]:
+        """The definitions of the macros the file's lines `first..last` use, as written."""
+        return spans(self.table, "\n".join(self.raw.split("\n")[first - 1 : last]))
+
+
 def _missing_atomics(
-    file: str, raw: str, text: str, body: tuple[int, int], atomics: list[int], kind: str, compiler: str
+    written: _Written, body: tuple[int, int], atomics: Mapping[str, list[int]], kind: str, compiler: str
 ) -> list[InputError]:
     pattern = ATOMIC_CALL[kind]
     problems: list[InputError] = []
+    file, raw, text = written.file, written.raw, written.text
     for group in _overlapping(_statements(text, body)):
         calls = [(s, m) for s in group for m in pattern.finditer(s.text)]
         if not calls:
             continue
         first, last = min(s.first for s in group), max(s.last for s in group)
-        found = sum(1 for line in atomics if first <= line <= last)
+        found = sum(1 for line in atomics.get(file, []) if first <= line <= last)
+        if found < len(calls):  # the atomics of a macro's expansion at the macro's lines count too
+            macro = written.macro_spans(first, last)
+            found += sum(1 for f, a, b in macro for line in atomics.get(f, []) if a <= line <= b)
         if found < len(calls):
             statement, match = calls[found]
             problems.append(
@@ -546,15 +570,9 @@ def _missing_atomics(
     return problems
 
 
-def _deleted_waits(
-    file: str,
-    raw: str,
-    text: str,
-    body: tuple[int, int],
-    wait: _Wait,
-    compiler: str,
-) -> list[InputError]:
+def _deleted_waits(written: _Written, body: tuple[int, int], wait: _Wait, compiler: str) -> list[InputError]:
     problems: list[InputError] = []
+    file, raw, text = written.file, written.raw, written.text
     for statement in _statements(text, body):
         for loop in LOOP.finditer(statement.text):
             condition = _condition(statement.text, loop.end() - 1, loop.group(1))
@@ -567,7 +585,8 @@ def _deleted_waits(
             if not named:
                 continue
             first, last = _line(text, offset), _line(text, offset + len(words))
-            if not wait.kept(file, first, last, called):
+            places = [(file, first, last), *written.macro_spans(first, last)]
+            if not any(wait.kept(f, a, b, called) for f, a, b in places):
                 problems.append(
                     InputError(
                         f"{compiler} left no read of {named[0]} in this loop's condition (the wait was "
