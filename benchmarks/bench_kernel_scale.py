@@ -118,9 +118,9 @@ print(json.dumps({
 """
 
 
-def edited(path: Path, kind: str, workgroups: int, folder: Path) -> tuple[Path, list[str]]:
+def edited(path: Path, kind: str, workgroups: int, folder: Path, local: int = 1) -> tuple[Path, list[str]]:
     """A copy of the kernel whose workgroup size is a specialization constant
-    (so --local-size sets it) and whose per-tile arrays fit the launch."""
+    (so --local-size sets it) and whose per-tile (per-invocation) arrays fit the launch."""
     text = path.read_text()
     buffers: list[str] = []
     if kind != "none":
@@ -129,9 +129,13 @@ def edited(path: Path, kind: str, workgroups: int, folder: Path) -> tuple[Path, 
         )
     if kind == "fallback":
         text = text.replace("[3];", f"[{workgroups}];").replace("inputs[6]", f"inputs[{2 * workgroups}]")
+    if kind == "size":  # grid_barrier.comp: one value and result per invocation, read from the next workgroup
+        total = workgroups * local
+        text = text.replace("values[4]", f"values[{total}]").replace("results[4]", f"results[{total}]")
+        text = text.replace("(me + 2u) % 4u", f"(me + {local}u) % {total}u")
     if kind == "dynamic":
         buffers = [f"{name}={workgroups}" for name in ("flags", "aggregates", "prefixes")]
-    out = folder / f"{path.stem}_{workgroups}.comp"
+    out = folder / f"{path.stem}_{workgroups}x{local}.comp"
     out.write_text(text)
     return out, buffers
 
@@ -166,7 +170,7 @@ def idioms(limit: float, engines: tuple[str, ...], only: str = "") -> list[dict]
                 continue
             for engine in engines:
                 for workgroups, local in ladder:
-                    copy, buffers = edited(path, kind, workgroups, Path(tmp))
+                    copy, buffers = edited(path, kind, workgroups, Path(tmp), local)
                     result = run_one(copy, workgroups, local, engine, buffers, limit)
                     row = {"idiom": name, "kernel": str(path.relative_to(REPO)), "target": list(target)}
                     row |= {"engine": engine, "workgroups": workgroups, "invocations": local, **result}
@@ -186,7 +190,7 @@ def quiet(limit: float, only: str = "") -> list[dict]:
                 continue
             path, _, target, kind = IDIOMS[name]
             for workgroups, local in ladder:
-                copy, buffers = edited(path, kind, workgroups, Path(tmp))
+                copy, buffers = edited(path, kind, workgroups, Path(tmp), local)
                 result = run_one(copy, workgroups, local, "quiet", buffers, limit)
                 row = {"idiom": name, "kernel": str(path.relative_to(REPO)), "target": list(target)}
                 row |= {"engine": "quiet", "workgroups": workgroups, "invocations": local, **result}

@@ -499,12 +499,16 @@ class Product:
 
 def product(graph: Graph, started: bool, budget: Budget, group: np.ndarray) -> Product:
     """The product of `graph` with NONE (`started` False) or STARTED: the
-    graph itself when STARTED is a function of the program state."""
+    graph itself when STARTED is a function of the program state (always for
+    section 14's quotient, whose states carry their STARTED mask: `Graph.started`)."""
     n = graph.count
     same = (np.arange(n, dtype=np.int32), graph.estart[: n + 1], graph.edst, graph.parent_src[:n])
     if not started:
         return Product(graph, False, same[0], np.zeros(0, np.int64), *same[1:])
-    memory = _started_memory(graph.estart, graph.eunit, graph.edst, group, n)
+    if graph.started_words:
+        memory = graph.started()
+    else:
+        memory = _started_memory(graph.estart, graph.eunit, graph.edst, group, n)
     if memory.shape[0]:
         return Product(graph, True, same[0], memory, *same[1:])
     limit = budget.max_states if budget.max_states is not None else np.iinfo(np.int64).max

@@ -133,6 +133,7 @@ class Interpreter:
         self.codes = {fid: prepare(view, f) for fid, f in view.functions.items()}
         self.entry = entry
         self.constants = {cid: self._constant(cid) for cid in view.constants}
+        self._workgroup_vars = frozenset(v.id for v in view.variables.values() if v.storage_class == "Workgroup")
         self.wide: dict[int, Tables] = {}
         """Result id -> the integer tables of its 64-bit operands (absent: 32-bit)."""
         self.widths: dict[int, tuple[int, int]] = {}
@@ -259,7 +260,10 @@ class Interpreter:
                 return Access(inst, tuple(start + at for _, at in self.types.leaves(tid, "")))
             if pointer[0] == SHARED:
                 tid = self._pointee(_id(inst.operands[0]))  # OpStore and OpAtomicStore have no result type
-                cells = tuple(pointer[2] + at for _, at in self.types.leaves(tid, ""))
+                base = pointer[2]
+                if pointer[1] in self._workgroup_vars:  # workgroup-relative: resolved by the unit's workgroup
+                    base += self.layout.groups_at + unit // _product(self.local_size) * self.layout.group_size
+                cells = tuple(base + at for _, at in self.types.leaves(tid, ""))
                 return Access(inst, cells)
         return None
 
@@ -546,10 +550,10 @@ class Interpreter:
         raise InputError(f"the kernel reads %{ident} before it is defined (at {run.instruction.where()})")
 
     def _global_pointer(self, var: int, storage: str, unit: int) -> tuple[Any, ...]:
-        if storage == "Workgroup":
-            group = unit // _product(self.local_size)
-            start = self.layout.groups_at + group * self.layout.group_size + self.layout.group_base[var]
-            return (SHARED, var, start)
+        if (
+            storage == "Workgroup"
+        ):  # relative to the workgroup's copy (`access` adds its start): the same in every workgroup
+            return (SHARED, var, self.layout.group_base[var])
         if storage in ("StorageBuffer", "Uniform"):
             return (SHARED, var, self.layout.base[var])
         if storage == "Private":

@@ -281,6 +281,26 @@ class KernelSystem:
             free.append(state[0] == RETURNED or not any(reads(f[0], f[1], f[2]) for f in state[1]))
         return free[local]
 
+    def workgroup_cells(self) -> tuple[int, int] | None:
+        """(first Workgroup cell, Workgroup cells per workgroup) when no
+        instruction names a workgroup id built-in (WorkgroupId,
+        GlobalInvocationId) and the kernel has no subgroup steps
+        (docs/semantics.md section 14's condition on the code: pointers into
+        Workgroup memory are relative to the workgroup's copy, so local
+        states never name their workgroup); else None."""
+        if self.collective or len(set(self.groups)) < 2:
+            return None
+        view = self.interpreter.view
+        named = {
+            v.id for v in view.variables.values() if v.storage_class == "Input" and view.builtin(v.id) in GROUP_IDS
+        }
+        for code in self.interpreter.codes.values():
+            for block in code.blocks:
+                for inst in block.instructions:
+                    if any(isinstance(o, Id) and o.value in named for o in inst.operands):
+                        return None
+        return self.layout.groups_at, self.layout.group_size
+
     def phase_bit(self, cell: int) -> int:
         """The bit of the Workgroup variable that holds `cell` in `phase_writes`'s
         masks, 0 for a cell that is not Workgroup memory (docs/semantics.md section 15)."""
@@ -473,6 +493,10 @@ PER_INVOCATION = frozenset(
     {"LocalInvocationId", "LocalInvocationIndex", "GlobalInvocationId", "SubgroupLocalInvocationId", "SubgroupId"}
 )
 """The built-ins whose value differs between invocations of one workgroup."""
+
+
+GROUP_IDS = frozenset({"WorkgroupId", "GlobalInvocationId"})
+"""The built-ins whose value differs between workgroups (section 14)."""
 
 
 def _has_collective(interpreter: Interpreter) -> bool:
