@@ -75,8 +75,20 @@ from progress.core.registry import all_models
 path, workgroups, local, engine = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[5]
 buffers = json.loads(sys.argv[6])
 system = kernel_system(path, given_settings(workgroups, buffers, [], None, None, local_size=local))
+stored = {"graph": 0, "decision": 0}
 if engine != "python":
-    import progress.core.kernel_decide, progress.core.kernel_jit  # numba loaded before the clock
+    import progress.core.kernel_decide as kd, progress.core.kernel_jit  # numba loaded before the clock
+    product_of, components_of = kd.product, kd.components
+    def product(graph, *args, **kwargs):  # what the graph and each product keep (arrays at their capacity)
+        prod = product_of(graph, *args, **kwargs)
+        stored["graph"] = max(stored["graph"], graph.bytes())
+        stored["decision"] += prod.bytes() + 4 * prod.size  # + the (enabled, memory) kind of each state
+        return prod
+    def components(prod):
+        found = components_of(prod)
+        stored["decision"] += found.bytes()
+        return found
+    kd.product, kd.components = product, components
 base = resident_bytes()
 start = time.perf_counter()
 try:
@@ -99,13 +111,16 @@ print(json.dumps({
     "stopped": stopped,
     "peak_mib": round(peak / 2**20, 1),
     "bytes_per_state": round((peak - base) / states) if states and not stopped else None,
+    "stored_bytes_per_state": (
+        round((stored["graph"] + stored["decision"]) / states) if states and stored["graph"] and not stopped else None
+    ),
 }))
 """
 
 
-def edited(path: Path, kind: str, workgroups: int, folder: Path) -> tuple[Path, list[str]]:
+def edited(path: Path, kind: str, workgroups: int, folder: Path, local: int = 1) -> tuple[Path, list[str]]:
     """A copy of the kernel whose workgroup size is a specialization constant
-    (so --local-size sets it) and whose per-tile arrays fit the launch."""
+    (so --local-size sets it) and whose per-tile (per-invocation) arrays fit the launch."""
     text = path.read_text()
     buffers: list[str] = []
     if kind != "none":
@@ -114,9 +129,13 @@ def edited(path: Path, kind: str, workgroups: int, folder: Path) -> tuple[Path, 
         )
     if kind == "fallback":
         text = text.replace("[3];", f"[{workgroups}];").replace("inputs[6]", f"inputs[{2 * workgroups}]")
+    if kind == "size":  # grid_barrier.comp: one value and result per invocation, read from the next workgroup
+        total = workgroups * local
+        text = text.replace("values[4]", f"values[{total}]").replace("results[4]", f"results[{total}]")
+        text = text.replace("(me + 2u) % 4u", f"(me + {local}u) % {total}u")
     if kind == "dynamic":
         buffers = [f"{name}={workgroups}" for name in ("flags", "aggregates", "prefixes")]
-    out = folder / f"{path.stem}_{workgroups}.comp"
+    out = folder / f"{path.stem}_{workgroups}x{local}.comp"
     out.write_text(text)
     return out, buffers
 
@@ -151,7 +170,7 @@ def idioms(limit: float, engines: tuple[str, ...], only: str = "") -> list[dict]
                 continue
             for engine in engines:
                 for workgroups, local in ladder:
-                    copy, buffers = edited(path, kind, workgroups, Path(tmp))
+                    copy, buffers = edited(path, kind, workgroups, Path(tmp), local)
                     result = run_one(copy, workgroups, local, engine, buffers, limit)
                     row = {"idiom": name, "kernel": str(path.relative_to(REPO)), "target": list(target)}
                     row |= {"engine": engine, "workgroups": workgroups, "invocations": local, **result}
@@ -171,7 +190,7 @@ def quiet(limit: float, only: str = "") -> list[dict]:
                 continue
             path, _, target, kind = IDIOMS[name]
             for workgroups, local in ladder:
-                copy, buffers = edited(path, kind, workgroups, Path(tmp))
+                copy, buffers = edited(path, kind, workgroups, Path(tmp), local)
                 result = run_one(copy, workgroups, local, "quiet", buffers, limit)
                 row = {"idiom": name, "kernel": str(path.relative_to(REPO)), "target": list(target)}
                 row |= {"engine": "quiet", "workgroups": workgroups, "invocations": local, **result}
@@ -191,14 +210,20 @@ def quiet_section(rows: list[dict], meta: dict) -> str:
         "Written by `python3 benchmarks/bench_kernel_scale.py --part quiet` (raw: kernels_scale_quiet.json):",
         "`check_system(reduce=True, engine='compiled')` (`progress/core/kernel_reduce.py`): kernels with",
         "barriers or private cells get docs/semantics.md section 13's normal forms (barrier arrivals and last",
-        "steps folded), the others (the locks) section 12's quotient by interchangeable invocations; all 11",
+        "steps folded; section 15's reads of Workgroup memory between barriers too), the others (the locks)",
+        "section 12's quotient by interchangeable invocations; all 11",
         "verdicts with lassos, each launch in a fresh process under RLIMIT_AS 4 GiB and a 60 s time limit;",
-        "states are those of the largest product (with the STARTED memory). A ladder stops at its first",
-        f"launch that does not finish. Load average at the start: {meta['load_at_start'][0]:.1f} on",
+        "states are those of the largest product (with the STARTED memory). Bytes per state: the peak",
+        "resident memory less that before the check, over those states (whole process: numba's code and",
+        "the step tables included); stored bytes per state: what the explored graph (`Graph.bytes`: rows,",
+        "edges, parents, step tables, arrays at their capacity, 8 per state for the hash table) and the",
+        "decision (`Product.bytes`, the SCCs, a kind per state) keep, over the same states. A ladder",
+        f"stops at its first launch that does not finish. Load average at the start: {meta['load_at_start'][0]:.1f} on",
         f"{meta['cpu_count']} cores ({meta['when']}). The unreduced checkers' rows are in the tables above.",
         "",
-        "| idiom | workgroups x invocations | states | transitions | seconds | peak MiB | bytes per state | verdicts |",
-        "|---|---|---|---|---|---|---|---|",
+        "| idiom | workgroups x invocations | states | transitions | seconds | peak MiB | bytes per state "
+        "| stored bytes per state | verdicts |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         if row.get("stopped"):
@@ -208,7 +233,7 @@ def quiet_section(rows: list[dict], meta: dict) -> str:
         lines.append(
             f"| {row['idiom']} | {row['workgroups']}x{row['invocations']} | {states} | {row.get('transitions', '')} "
             f"| {row.get('seconds')} | {row.get('peak_mib')} | {row.get('bytes_per_state') or ''} "
-            f"| `{row['verdicts']}` |"
+            f"| {row.get('stored_bytes_per_state') or ''} | `{row['verdicts']}` |"
         )
     lines.append(QUIET_END)
     return "\n".join(lines)

@@ -47,6 +47,19 @@ class Kernel:
     includes: tuple[str, ...] = field(default=())
 
 
+MESA_REGIONS = tuple(
+    part
+    for push, region, words in (
+        ("args.header", "header", 17),  # radv_ir_header: 10 words, then radv_global_sync_data's 7
+        ("args.bvh", "bvh", 64),
+        ("args.prefix_scan_partitions", "partitions", 16),
+        ("args.ids_0", "ids0", 16),
+        ("args.ids_1", "ids1", 16),
+    )
+    for part in ("--buffer", f"{region}={words}", "--push", f"{push}=@{region}")
+)
+"""Mesa's PLOC builder binds no buffer: each address its push constants hold, a raw region."""
+
 KERNELS: tuple[Kernel, ...] = ()
 """Filled in below (the manifest)."""
 
@@ -183,6 +196,70 @@ PREFIX_SUMS_BUFFERS = ("--buffer", "b_scanIn=1536", "--buffer", "b_scanOut=1536"
 )
 """The buffer lengths both GPUPrefixSums scans are checked with (their runtime-sized arrays)."""
 
+ANKI_QUEUE = ("--buffer", "g_queue=1", "--buffer", "g_ringBuffer=4", "--buffer", "g_finalResult=2") + (
+    "--init",
+    "g_consts.m_ringBufferSizeMinusOne=3",
+    "--init",
+    "g_queue[0].m_head=1",
+    "--init",
+    "g_ringBuffer[0]=65537",
+)
+"""A ring of 4 items holding one work item, level 1 payload 1 (`1 << 16 | 1`), as the host would seed it.
+Slang does not define `__spirv__`, so the kernel's D3D branch declares the constants: a constant buffer."""
+WGPU_SCAN_BUFFERS = ("--buffer", "scan=6656", "--buffer", "reduction=2", "--buffer", "index=1") + (
+    "--buffer",
+    "info=1",
+    "--init",
+    "info=6656",
+)
+"""2 tiles of PART_SIZE 3328 (256 x 13); `info[0]`, the input's size, 6656 (the last tile full)."""
+ONESWEEP_PUBLISHED = ("--init", "cbParallelSort.e_threadBlocks=2", "--init", "cbParallelSort.e_numKeys=7680") + (
+    "--buffer",
+    "b_index=4",
+    "--buffer",
+    "b_passHist=2048",
+    "--buffer",
+    "b_sort=7680",
+    "--buffer",
+    "b_alt=7680",
+)
+"""Two partition tiles of 3840 keys (PART_SIZE), the pass histograms of 2 tiles x 256 digits x 4 passes."""
+ONESWEEP_SMALL = tuple(
+    part
+    for name, value in (
+        ("PASS_DIM", 2),
+        ("KEYS_PER_THREAD", 1),
+        ("PART_SIZE", 2),
+        ("RADIX", 2),
+        ("RADIX_MASK", 1),
+        ("RADIX_LOG", 1),
+        ("HALF_RADIX", 1),
+        ("HALF_MASK", 0),
+        ("MAX_PASS_SMEM", 8),
+    )
+    for part in ("--redefine", f"{name}={value}")
+) + (
+    "--init",
+    "cbParallelSort.e_threadBlocks=2",
+    "--init",
+    "cbParallelSort.e_numKeys=4",
+    "--init",
+    "b_passHist[0]=2",
+    "--init",
+    "b_passHist[1]=2",
+    "--buffer",
+    "b_index=1",
+    "--buffer",
+    "b_passHist=4",
+    "--buffer",
+    "b_sort=4",
+    "--buffer",
+    "b_alt=4",
+)
+"""OneSweep's sizes (plain #defines in SortCommon.hlsl) at their smallest: 2 invocations (one wave
+of 2: the kernel's waves-below-16 path), 1 key each, a 1-bit digit (2 bins); 2 tiles of 2 keys; the
+tile-0 slots of the pass histogram as the Scan kernel leaves them (`count << 2 | FLAG_INCLUSIVE`,
+count 0): the look-back of tile 0 reads them, and without them it waits forever."""
 SMALL_VELLO = ("--redefine", "N_ROWS=1")
 """Vello's items per invocation, 16 as published, at 1 (its sizes are plain #defines)."""
 VELLO_SMALL_BUFFERS = ("--buffer", "inbuf=4", "--buffer", "outbuf=4", "--buffer", "state=2")
@@ -233,8 +310,79 @@ KERNELS = (
         "GPUSortingD3D12/Shaders/OneSweep.hlsl",
         "ac4d437c0f4c723577ba4bb7ee0df461bd3760a5",
         "OneSweep radix sort, digit binning pass: decoupled look-back over the pass histograms (HLSL, waves)",
-        ("--workgroups", "2", "--entry", "DigitBinningPass", "-D", "KEY_UINT"),
+        ("--workgroups", "2", "--entry", "DigitBinningPass", "-D", "KEY_UINT", *ONESWEEP_PUBLISHED),
         ("GPUSortingD3D12/Shaders/SortCommon.hlsl",),
+    ),
+    Kernel(
+        "GPUPrefixSums (WGPU)",
+        "b0nes164/GPUPrefixSums",
+        "GPUPrefixSumsWGPU/src/Shaders/csdl.wgsl",
+        "091bea1666bb10d3d64ec6a35b0c1fe74b281b75",
+        "chained scan, decoupled look-back without fallback, one invocation looks back (WGSL, 256 "
+        "invocations, sizes `const`)",
+        ("--workgroups", "2") + WGPU_SCAN_BUFFERS,
+    ),
+    Kernel(
+        "GPUPrefixSums (WGPU)",
+        "b0nes164/GPUPrefixSums",
+        "GPUPrefixSumsWGPU/src/Shaders/csdldf.wgsl",
+        "03c1b4d29dace6a3ae0957cba1634ff4aa73b654",
+        "chained scan, decoupled look-back with decoupled fallback (a workgroup-wide `while (s_lock == LOCKED)`, "
+        "MAX_SPIN_COUNT 4) (WGSL, 256 invocations)",
+        ("--workgroups", "2") + WGPU_SCAN_BUFFERS,
+    ),
+    Kernel(
+        "MetalMinRepro (a forward-progress repro)",
+        "b0nes164/MetalMinRepro",
+        "Shaders/stress.wgsl",
+        "f8d94209b59fe68864399e0ddc15d85ca7f8e082",
+        "a look-back whose flags are split over two invocations and joined by subgroup ballots and shuffles, "
+        "written to show Apple GPUs starving the lowest tile (WGSL, `enable subgroups;`, 32 invocations, a `const`)",
+        ("--workgroups", "2", "--buffer", "scan=2", "--buffer", "errors=2"),
+    ),
+    Kernel(
+        "forward_progress_litmus_tests (UCSC)",
+        "ucsc-chpl/forward_progress_litmus_tests",
+        "litmus_test_web/src/2_2_5.wgsl",
+        "ae6041e4db35f0354fc16ac43368c9fc943e33d1",
+        "a forward-progress litmus test for browsers: invocation 0 stores a flag, invocation 1 spins until it "
+        "sees it; one invocation a workgroup, the flag a `var<workgroup>` (WGSL)",
+        ("--workgroups", "2"),
+    ),
+    Kernel(
+        "wgsl-loop",
+        "suguruwataru/wgsl-loop",
+        "src/loop.wgsl",
+        "4e3b5389e3cbf6426b489d776a94313b8ae175a4",
+        "a spin lock on a `var<workgroup>` atomic between the 2 invocations of one workgroup, "
+        "`loop { if atomicOr(&lock, 1u) == 1u { continue; } ... break; }` (WGSL)",
+        ("--workgroups", "1", "--entry", "loop_atomic"),
+    ),
+    Kernel(
+        "wgsl-loop",
+        "suguruwataru/wgsl-loop",
+        "src/loop.wgsl",
+        "4e3b5389e3cbf6426b489d776a94313b8ae175a4",
+        "the same lock as `while atomicOr(&lock, 1u) == 1u { }` (WGSL)",
+        ("--workgroups", "1", "--entry", "while_atomic"),
+    ),
+    Kernel(
+        "AnKi (game engine)",
+        "godlikepanos/anki-3d-engine",
+        "Tests/Gr/JobManagerCompute.hlsl",
+        "248fede4fbda326d57b1e36a614feddbe44d4cba",
+        "a persistent-threads job queue: every workgroup loops taking a CAS spin lock (LOCK/UNLOCK macros) "
+        "to pop work items and push their children until no work is pending (HLSL, 128 invocations)",
+        ("--workgroups", "2", *ANKI_QUEUE),
+    ),
+    Kernel(
+        "AnKi (game engine)",
+        "godlikepanos/anki-3d-engine",
+        "Tests/Gr/JobManagerCompute.hlsl",
+        "248fede4fbda326d57b1e36a614feddbe44d4cba",
+        "the job queue at 1 invocation a workgroup, 2 children per item (--redefine, file unedited), one item "
+        "of level 1 queued",
+        ("--workgroups", "2", "--redefine", "NUMTHREADS=1", "--redefine", "MAX_CHILDREN=2", *ANKI_QUEUE),
     ),
     Kernel(
         "Jimara (game engine)",
@@ -299,14 +447,26 @@ KERNELS = (
         ("__Source__/Jimara/Graphics/Memory/Jimara_Atomics.glh",),
     ),
     Kernel(
+        "GPUSorting (D3D12)",
+        "b0nes164/GPUSorting",
+        "GPUSortingD3D12/Shaders/OneSweep.hlsl",
+        "ac4d437c0f4c723577ba4bb7ee0df461bd3760a5",
+        "the digit binning pass at 2 invocations a workgroup, 1 key each, 2 digits (1-bit radix; its "
+        "#defines given by --redefine, file unedited), the Scan kernel's flags for tile 0 set "
+        "(FLAG_INCLUSIVE, count 0)",
+        ("--workgroups", "2", "--entry", "DigitBinningPass", "-D", "KEY_UINT", *ONESWEEP_SMALL),
+        ("GPUSortingD3D12/Shaders/SortCommon.hlsl",),
+    ),
+    Kernel(
         "Mesa (radv's BVH builder)",
         "Saikatsaha1996/mesa-Panfrost-G610",
         "src/amd/vulkan/bvh/ploc_internal.comp",
         "40f78e74c023992a470cec670486846a7de83c15",
         "PLOC BVH build: phases synchronized across workgroups by spinning on global counters, "
         "a decoupled look-back prefix scan (GLSL, buffer references; a Mesa mirror: bminor/mesa-mesa "
-        "holds this file without its headers at the same commit)",
-        ("--workgroups", "2"),
+        "holds this file without its headers at the same commit); no buffer is bound: every address is "
+        "a push constant, here raw regions (memory 0: no leaves) at its literal 1024 invocations a workgroup",
+        ("--workgroups", "2", *MESA_REGIONS),
         tuple(f"src/amd/vulkan/bvh/{h}" for h in ("build_interface.h", "build_helpers.h", "bvh.h")),
     ),
     Kernel(

@@ -160,6 +160,10 @@ LAZY_ON_CHECK_PATH = {
     ("progress/core/analyze.py", "progress.core.kernel_reduce"),
     ("progress/core/analyze.py", "progress.core.kernel_reduce.decide_reduced"),
     ("progress/core/analyze.py", "progress.core.kernel_reduce.decide_quotient"),
+    ("progress/core/analyze.py", "progress.core.kernel_reduce.decide_groups"),
+    ("progress/core/analyze.py", "progress.core.group_symmetry"),
+    ("progress/core/analyze.py", "progress.core.group_symmetry.refair"),
+    ("progress/core/analyze.py", "progress.core.group_symmetry.symmetric_model"),
 }
 """Imports inside a function that only a large test runs (past
 analyze.LARGE states: the compiled checker, issue 22; a kernel past

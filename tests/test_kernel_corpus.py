@@ -88,10 +88,19 @@ def launch(lines: list[str]) -> list[str]:
     return [COMPILER_OPTIONS.sub("", line).strip() for line in lines]
 
 
+WITHOUT_TWIN = {
+    "buffer_reference_phases": "WGSL has no buffer references, no 64-bit integers (verdicts: grid_barrier's)",
+    "wide_ticket_lock": "WGSL has no 64-bit integers (verdicts: ticket_lock's)",
+}
+"""Kernels whose idiom WGSL cannot write (their verdicts are those of a kernel that has a twin)."""
+
+
 def test_every_kernel_has_a_wgsl_twin_with_its_launch_and_verdicts():
     twins = {path.stem: path for path in WGSL}
-    assert sorted(twins) == sorted(kernel_name(path) for path in FILES)
+    assert sorted(twins) == sorted(kernel_name(path) for path in FILES if kernel_name(path) not in WITHOUT_TWIN)
     for path in FILES:
+        if kernel_name(path) in WITHOUT_TWIN:
+            continue
         text, twin = path.read_text(), twins[kernel_name(path)].read_text()
         assert EXPECT.findall(text) == EXPECT.findall(twin), path.name
         if SETTINGS.findall(text):  # the same launch line

@@ -103,3 +103,39 @@ def test_deciding_stops_at_the_time_limit(monkeypatch, phase):
     assert all(v.terminates is None for v in report.verdicts)
     reason = report.verdicts[0].reason
     assert f"stopped at the time limit while {phase}" in reason and "--reduce" in reason
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["tas_spinlock.comp", "lookback_dynamic.comp", "ticket_lock.comp", "grid_barrier.comp"],
+)
+def test_the_started_product_is_skipped_only_when_it_is_the_graph(name):
+    """`kernel_decide.product` uses the graph itself for STARTED when the
+    memory is a function of the program state (`_started_memory`): then the
+    product built pair by pair has exactly the pairs (s, memory[s]) and the
+    graph's edges; otherwise (a spin that leaves its first local state as
+    it was, yet starts its workgroup) the product is built and is larger."""
+    import numpy as np
+
+    from progress.core import kernel_decide as kd
+    from progress.core.kernel_jit import explore_kernel
+    from progress.core.lts import Budget
+
+    kernel = kernel_system(REPO / "litmus" / "kernels" / name, LaunchSettings())
+    graph = explore_kernel(kernel)
+    group = np.array(kernel.groups, np.int64)
+    n = graph.count
+    origin, memory, pstart, pdst, _, size = kd._started_product(
+        graph.estart, graph.eunit, graph.edst, group, n, np.int64(10**9)
+    )
+    skipped = kd._started_memory(graph.estart, graph.eunit, graph.edst, group, n)
+    pairs = set(zip(origin.tolist(), memory.tolist()))
+    used = kd.product(graph, True, Budget(), group)
+    if skipped.shape[0]:
+        assert pairs == set(enumerate(skipped.tolist())) and not used.own and used.size == n
+        back = {int(o): p for p, o in enumerate(origin)}
+        assert [back[int(d)] for d in graph.edst[: graph.edges]] == pdst.tolist()
+    else:
+        assert len({o for o, _ in pairs}) < size and used.own and used.size == size
+    assert name != "tas_spinlock.comp" or not skipped.shape[0]
+    assert name != "lookback_dynamic.comp" or skipped.shape[0]

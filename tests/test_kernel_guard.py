@@ -9,6 +9,7 @@ wait, shown here by forcing the hazards through glslang's HLSL path."""
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pytest
 
 from progress.cli import main
 from progress.errors import InputError
-from progress.front.spirv import load, toolchain
+from progress.front.spirv import load, toolchain, tools
 from progress.front.spirv.kept import check_kept
 
 REPRO = Path(__file__).parent / "data" / "repro"
@@ -194,11 +195,11 @@ def test_the_guard_and_the_subset_report_together(monkeypatch, capsys):
     status, out, err = run(["check", "--buffer", "b=4", "guard_and_subset.hlsl"], monkeypatch, capsys, guard)
     assert status == 2 and "checked 0 test(s)" in out
     located = [line.split(": error: ")[0] for line in err.splitlines() if ": error: " in line]
-    assert [place.split(":")[1] for place in located] == ["7", "7", "9", "11", "13"]  # 7: a float and its FAdd
+    assert [place.split(":")[1] for place in located] == ["7", "9", "11", "13"]  # 7: the float wave sum
     assert "OpGroupNonUniformFAdd: this subgroup operation is not supported" in err
     assert "left no read of 'b' in this loop's condition" in err
     assert "compiled InterlockedCompareStore without an atomic instruction" in err
-    assert "floating point is not supported" in err
+    assert "Exp of GLSL.std.450 is not supported" in err
 
 
 def test_atomics_and_waits_behind_macros_are_asked_for():
@@ -288,3 +289,141 @@ def test_a_glsl_wait_through_a_function_call_is_guarded():
     moved = CALL_SPIN.replace("for (uint j = 0u; j < 3u; j++)", "while (load_flag() == 2u)      ")
     found = refused(module, moved)
     assert found[0] == "k:8:5" and "left no read of 'flag' (through load_flag())" in found[1]
+
+
+def disassembled(binary: bytes, tmp_path: Path) -> str:
+    (tmp_path / "m.spv").write_bytes(binary)
+    argv, env = tools.command("spirv-dis")
+    done = subprocess.run([*argv, str(tmp_path / "m.spv")], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def reassembled(text: str, kind: str, source: str):
+    """The edited assembly as the guard sees a compiled module (lines from `source`, file k)."""
+    return load._with_lines(load.decode(toolchain.assemble(text.encode(), "k"), "k"), kind, "k", source)
+
+
+def test_a_read_hoisted_out_of_the_wait_is_refused(tmp_path):
+    """SPIN's module edited as a compiler that hoists the wait's load would: the access chain
+    and the load of `flag`, with their line (8), moved from the loop's condition block to
+    the block before the loop, which then spins on a stale value. The guard took the read
+    at line 8 for the wait's (it passed before); the read is not in the loop now: refused."""
+    text = disassembled(toolchain.compile_shader(SPIN.encode(), "glsl", "k"), tmp_path)
+    read = re.search(
+        r"\n( *%\w+ = OpAccessChain %_ptr_StorageBuffer_uint %\w+ %int_0\n *%\w+ = OpLoad %uint %\w+)", text
+    )
+    assert read is not None
+    text = text.replace(read.group(0), "")
+    header = re.search(r"\n( *OpBranch (%\w+)\n *\2 = OpLabel\n *OpLine (%\w+) 8 0\n *OpLoopMerge)", text)
+    assert header is not None
+    text = text.replace(header.group(0), f"\n OpLine {header.group(3)} 8 0\n{read.group(1)}{header.group(0)}")
+    found = refused(reassembled(text, "glsl", SPIN), SPIN)
+    assert found[0] == "k:8:5" and "left no read of 'flag' in this loop's condition" in found[1]
+    assert refused(module_of(SPIN), SPIN) == []  # as compiled: kept
+
+
+def test_an_inlined_read_hoisted_out_of_the_wait_is_refused(tmp_path):
+    """call_wait_atomic.hlsl through glslang's HLSL path (its legalization inlines
+    load_flag(): the atomic at line 7, the compare at 13, in the loop's block), edited to
+    hoist both into the block before the loop: that block has code at the condition's
+    line and a read at the called function's line, which the inlined-read rule took for the
+    wait's (passed before). Refused now: the loop itself reads nothing."""
+    source = (GUARD / "call_wait_atomic.hlsl").read_text()
+    text = disassembled(toolchain.glslang_hlsl(source.encode(), "k"), tmp_path)
+    loop = re.search(
+        r"\n *OpBranch (%\w+)\n *\1 = OpLabel\n"
+        r"( *OpLine %\w+ 7 0\n.*\n.*OpAtomicIAdd.*\n *OpLine %\w+ 13 0\n.*OpIEqual.*)\n",
+        text,
+    )
+    assert loop is not None, text
+    hoisted = loop.group(0).replace(loop.group(2) + "\n", "")
+    hoisted = hoisted.replace(f"OpBranch {loop.group(1)}\n", f"{loop.group(2)}\n OpBranch {loop.group(1)}\n", 1)
+    module = reassembled(text.replace(loop.group(0), hoisted), "hlsl", source)
+    with pytest.raises(InputError) as caught:
+        check_kept(module, {"k": (source, source)}, "hlsl", "cc")
+    assert (
+        str(caught.value.position) == "k:13:9" and "left no read of 'b' (through load_flag())" in caught.value.message
+    )
+    as_compiled = reassembled(text, "hlsl", source)
+    check_kept(as_compiled, {"k": (source, source)}, "hlsl", "cc")  # in the loop: kept
+
+
+def test_a_wait_on_a_resource_parameter_is_guarded(monkeypatch, capsys):
+    """The wait reads `flags`, a RWStructuredBuffer parameter, not a global: glslang's HLSL
+    legalization deleted it and the guard saw no wait (11 x P before). Refused now; through
+    Slang only fair terminates, as the source says."""
+    args = ["check", "--workgroups", "2", "--buffer", "b=2", "param_wait.hlsl"]
+    status, out, err = run(args, monkeypatch, capsys, GUARD)
+    assert status == 1, err
+    assert rows(out) == ONLY_FAIR
+    through_glslang(monkeypatch)
+    status, out, err = run(args, monkeypatch, capsys, GUARD)
+    assert status == 2, out
+    assert "param_wait.hlsl:7:5: error: glslang (HLSL) left no read of 'flags' in this loop's condition" in err
+
+
+REFERENCE_SPIN = """#version 450
+#extension GL_EXT_buffer_reference : require
+layout(local_size_x = 1) in;
+layout(buffer_reference, std430) buffer Flag { uint value; };
+layout(set = 0, binding = 0) buffer B { uint data; };
+void main() {
+    uint i = 0u;
+    for (uint j = 0u; j < 3u; j++) { i += j; }
+    atomicAdd(data, i);
+}
+"""
+
+
+def test_a_wait_through_a_buffer_reference_is_asked_for():
+    """A source whose line 8 waits on `f.value`, `f` a buffer reference (no global is called
+    f), against a module without that wait: refused (passed before: no memory named)."""
+    module = module_of(REFERENCE_SPIN)
+    assert refused(module, REFERENCE_SPIN) == []
+    moved = REFERENCE_SPIN.replace("for (uint j = 0u; j < 3u; j++)", "Flag f; while (f.value == 0u)  ")
+    found = refused(module, moved)
+    assert found[0] == "k:8:13" and "left no read of 'f'" in found[1]
+
+
+PRIVATE_LOOP = """#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer B { uint data; };
+uint rounds = 0u;
+void main() {
+    while (rounds < 3u) {
+        rounds++;
+    }
+    data = rounds;
+}
+"""
+
+
+def test_a_plain_glsl_global_is_not_memory():
+    """`uint rounds;` at the top of a GLSL kernel is the invocation's own (Private): a loop on
+    it is no wait. It was taken for memory and the kernel refused ("left no read of 'rounds'";
+    Mesa's build_helpers.h has such globals: num_tasks_to_skip, phase_index)."""
+    assert refused(module_of(PRIVATE_LOOP), PRIVATE_LOOP) == []
+    shared = PRIVATE_LOOP.replace("uint rounds = 0u;", "shared uint rounds;")
+    found = refused(module_of(PRIVATE_LOOP), shared)  # the same module against a `shared` global: asked for
+    assert found[0] == "k:6:5" and "left no read of 'rounds'" in found[1]
+
+
+CAS_LOCK = ["may not terminate", "guaranteed to terminate", "may not terminate"] + ["guaranteed to terminate"] * 3
+
+
+def test_slang_s_lines_for_a_macro_s_code_are_the_define_s(monkeypatch, capsys):
+    """Slang gives what a macro expands to the lines of its #define (AnKi's LOCK/UNLOCK; glslang
+    gives the using line): the guard refused the lock ("compiled InterlockedCompareExchange
+    without an atomic instruction") and the wait ("left no read of 'b'"); both kept now, with
+    the verdicts of a CAS lock (Jimara's) and of a spin on a plain load (only fair)."""
+    status, out, err = run(
+        ["check", "--workgroups", "2", "--buffer", "b=2", "slang_macro_lock.hlsl"], monkeypatch, capsys, GUARD
+    )
+    assert status == 1, err
+    assert rows(out) == CAS_LOCK
+    status, out, err = run(
+        ["check", "--workgroups", "2", "--buffer", "b=2", "slang_macro_wait.hlsl"], monkeypatch, capsys, GUARD
+    )
+    assert status == 1, err
+    assert rows(out) == ONLY_FAIR

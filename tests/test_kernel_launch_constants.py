@@ -211,3 +211,37 @@ def test_hlsl_specialization_and_push_constants():
     assert cells("3", specs=("1=1",), pushes=("pc.increments=5",)) == (3, 3, 3 * 1 * 5)
     assert cells("1", specs=("ROUNDS=3",), pushes=("pc=0",)) == (3, 3, 0)
     assert "no specialization constant has SpecId 7" in refused(path, specs=("7=1",))
+
+
+@pytest.mark.parametrize("spec", ["0=4", "0=1"])
+def test_a_spec_and_a_local_size_of_one_constant_are_refused(spec):
+    """--local-size 2 and --spec 0=4 on one command line: the --spec won silently (a kernel
+    checked at 4 invocations while the user asked for 2); now refused, both named, at the
+    line that declares the size. An equal value is no conflict; the command line's --spec
+    still wins over the header's --local-size (test above)."""
+    text = refused(LAUNCH / "reduce512.comp", local_size="2", specs=(spec,))
+    assert f"--spec {spec} and --local-size 2,1,1 both set the specialization constant 0" in text
+    assert "reduce512.comp:6:" in text and "local_size_x_id = 0" in text
+    assert memory(LAUNCH / "reduce512.comp", local_size="2", specs=("0=2",)) == reduction(2, 2)
+
+
+def test_the_header_giving_both_is_refused(tmp_path):
+    kernel = tmp_path / "both.comp"
+    kernel.write_text((LAUNCH / "reduce512.comp").read_text().replace("--local-size 2", "--local-size 2 --spec 0=4"))
+    assert "--spec 0=4 and --local-size 2,1,1 both set" in refused(kernel)
+
+
+def test_init_reaches_a_member_of_an_array_of_structs(tmp_path):
+    """`--init g_queue[0].m_head=1` (AnKi's job queue: an array of structs) was refused by the
+    option's grammar (NAME or NAME[INDEX] only)."""
+    from progress.front.header import parse_init
+
+    assert parse_init("a[1].b[2]=5") == ("a[1].b", 2, 5)
+    kernel = tmp_path / "q.comp"
+    kernel.write_text(
+        "#version 450\nlayout(local_size_x = 1) in;\nstruct Q { uint a; uint b; };\n"
+        "layout(std430, binding = 0) buffer B { Q q[]; };\nvoid main() { q[1].b += 1u; }\n"
+    )
+    system = kernel_system(kernel, given_settings(None, ["q=2"], ["q[1].b=5"], None, None))
+    (final,) = terminal_memories(system, None, None)
+    assert dict(final) == {"q[0].a": 0, "q[0].b": 0, "q[1].a": 0, "q[1].b": 6}

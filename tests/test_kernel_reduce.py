@@ -435,10 +435,14 @@ def test_the_probe_keeps_to_the_budget(tmp_path):
 
 @settings(max_examples=15, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(symmetric_kernels())
-def test_the_compiled_quotient_is_the_python_one(tmp_path_factory, case):
+def test_the_compiled_quotient_is_the_python_one(tmp_path_factory, monkeypatch, case):
     """Section 12's quotient explored compiled (progress.core.kernel_reduce):
     the same verdicts and states as the Python quotient, lassos valid on
-    the unreduced system."""
+    the unreduced system. (Section 14's workgroup permutations, which the
+    compiled path adds, are off here: tests/test_kernel_groups.py.)"""
+    from progress.core import kernel_reduce
+
+    monkeypatch.setattr(kernel_reduce, "decide_groups", lambda *args: None)
     source, groups = case
     module = compile_glsl(source, tmp_path_factory.mktemp("compiled_symmetric") / "k")
     python = check_system(system(module, groups), QUERIES, max_states=BOUND, reduce=True, engine="python")

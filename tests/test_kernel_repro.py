@@ -201,3 +201,11 @@ def test_every_launch_problem_at_once(tmp_path, monkeypatch, capsys):
     args = ["check", "--buffer", "data=1", "--buffer", "flags=1", "--init", "nope=1", "--init", "nada=2", "two.hlsl"]
     status, _, err = run(args, monkeypatch, capsys, tmp_path)
     assert status == 2 and "--init nope=1: no shared memory cell" in err and "--init nada=2: no shared memory" in err
+
+
+def test_hlsl_as_dxc_reads_it():
+    """OneSweep's two DXC idioms that Slang's HLSL mode refused (9 errors): a vector cast
+    to its scalar type is its first component, a `for` variable is its loop's. Sums by hand:
+    lane 0: 1+2 + 2+1 = 6, lane 1: 2 + 2 = 4, lanes 2, 3: 0; ballot(lane < 2).x = 3."""
+    (final,) = finished(REPRO / "hlsl_dxc_idioms.hlsl", "results=4")
+    assert dict(final) == {"results[0]": 63, "results[1]": 43, "results[2]": 3, "results[3]": 3}

@@ -163,7 +163,7 @@ def test_a_shader_glslang_rejects_is_positioned():
     [
         ("ballot.comp", 10, "OpSubgroupFirstInvocationKHR", "this subgroup operation is not supported"),
         ("image.comp", 7, "OpLoad", "images and samplers are not supported"),
-        ("spin64.comp", 10, "OpAccessChain", "64-bit integers"),
+        ("spin16.comp", 10, "OpAccessChain", "16-bit integers"),
     ],
 )
 def test_outside_the_subset(name, line, opcode, reason):

@@ -13,6 +13,7 @@ import pytest
 from conftest import REPO, progress_command
 
 from progress.errors import InputError
+from progress.front.header import LaunchSettings
 from progress.front.spirv.load import load_kernel
 from progress.front.spirv.toolchain import ToolLimits
 from progress.front.wgsl import naga
@@ -157,3 +158,61 @@ def test_refusal_reports_are_read_as_naga_writes_them():
     assert error.message == 'naga: expected identifier, found "{": expected identifier'
     nowhere = refusal_error(NagaRefusal("validation", "error: broken\n = because\n"), "", "x.wgsl")
     assert nowhere.position is None and nowhere.message == "x.wgsl: naga: broken (because)"
+
+
+BALLOT = """enable subgroups;
+@group(0) @binding(0) var<storage, read_write> out: array<u32, 2>;
+@compute @workgroup_size(2)
+fn main(@builtin(local_invocation_index) i: u32) {
+    out[i] = subgroupBallot(i == 1u).x + 10u * subgroupShuffle(i + 1u, 1u - i);
+}
+"""
+
+
+def test_enable_subgroups_is_taken_out_for_naga():
+    """naga-wasm refused `enable subgroups;` by name ("not yet supported"; b0nes164's
+    MetalMinRepro stress.wgsl) though it translates the built-ins: blanked, columns kept.
+    Each lane writes ballot(i == 1).x = 2 plus 10 x the other lane's i + 1."""
+    from progress.front.wgsl.enables import without_naga_refused
+
+    kernel = load_kernel(BALLOT.encode(), "k.wgsl", "wgsl")
+    cells = {k: v for k, v in kernel_finals(kernel).items()}
+    assert cells == {"out[0]": 2 + 10 * 2, "out[1]": 2 + 10 * 1}
+    assert any("`enable subgroups;` taken out" in note for note in kernel.notes)
+    assert without_naga_refused("  enable f16, subgroups;\nx") == ("  enable f16;           \nx", True)
+    assert without_naga_refused("enable f16;\n") == ("enable f16;\n", False)
+
+
+def kernel_finals(kernel) -> dict[str, int]:
+    from progress.cli.kernel import terminal_memories
+    from progress.front.spirv.load import launch_system
+
+    (final,) = terminal_memories(launch_system(kernel, "k", "k.wgsl"), None, None)
+    return dict(final)
+
+
+SHARED = """struct Pair { a: u32, b: array<u32, 2> }
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+var<workgroup> s: array<u32, 2>;
+var<workgroup> p: Pair;
+@compute @workgroup_size(2)
+fn main(@builtin(local_invocation_index) i: u32) {
+    s[i] = i + 1u;
+    p.b[i] = 10u * (i + 1u);
+    workgroupBarrier();
+    out[i] = s[1u - i] + p.b[1u - i];
+}
+"""
+
+
+def test_workgroup_arrays_lose_naga_s_layout_decorations():
+    """naga writes ArrayStride on every array and Offset on every struct member, which Vulkan
+    forbids in workgroup memory: spirv-val (2025.5, VUID-StandaloneSpirv-None-10684) refused
+    every WGSL kernel with a `var<workgroup>` array (b0nes164's GPUPrefixSums csdl.wgsl).
+    Lane i reads the other lane's s and p.b: out = [2 + 20, 1 + 10]."""
+    kernel = load_kernel(SHARED.encode(), "k.wgsl", "wgsl", LaunchSettings(buffers={"out": 2}))
+    assert kernel_finals(kernel) == {"out[0]": 22, "out[1]": 11, "wg0:s[0]": 1, "wg0:s[1]": 2} | {
+        "wg0:p.a": 0,
+        "wg0:p.b[0]": 10,
+        "wg0:p.b[1]": 20,
+    }

@@ -73,6 +73,23 @@ def test_local_size_sets_the_override_workgroup_size_names():
     assert kernel.notes[-1].endswith("SIZE = 3u (--local-size), ON = true (--spec)")
 
 
+@pytest.mark.parametrize("key", ["SIZE", "0"])
+def test_a_spec_and_a_local_size_of_one_override_are_refused(key):
+    """--spec SIZE=4 with --local-size 3: by name the --spec won, by @id the --local-size
+    did, both silently; now refused at the override (equal values, or a command-line --spec
+    over a header's --local-size, go through: the --spec's value)."""
+    settings = LaunchSettings(local_size=(3, 1, 1), spec=((key, 4),))
+    with pytest.raises(InputError) as caught:
+        load_kernel(SIZED.encode(), "k.wgsl", "wgsl", settings)
+    assert f"--spec {key}=4 and --local-size 3,1,1 both set the override SIZE" in caught.value.message
+    assert (caught.value.position.line, caught.value.position.column) == (1, 17)
+    same = load_kernel(SIZED.encode(), "k.wgsl", "wgsl", LaunchSettings(local_size=(3, 1, 1), spec=((key, 3),)))
+    assert same.module.view.local_size(same.entry) == (3, 1, 1)
+    header = "// progress: --local-size 3\n" + SIZED
+    over = load_kernel(header.encode(), "k.wgsl", "wgsl", LaunchSettings(spec=((key, 2),)))
+    assert over.module.view.local_size(over.entry) == (2, 1, 1)
+
+
 @pytest.mark.parametrize(
     ("source", "settings", "message", "where"),
     [

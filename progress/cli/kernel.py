@@ -174,7 +174,7 @@ def given_settings(
     for text in buffers:
         add_buffer(text, buffer_lengths)
     spec: list[tuple[str, int]] = []
-    push: list[tuple[str, int | None, int]] = []
+    push: list[tuple[str, int | None, int | str]] = []
     for text in specs:
         add_spec(text, spec)
     for text in pushes:

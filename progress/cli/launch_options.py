@@ -23,8 +23,8 @@ OPTIONS = (
         "--push",
         "pushes",
         multiple=True,
-        metavar="NAME=V|NAME[i]=V",
-        help="Kernels: a push constant's value (repeatable; 0 otherwise).",
+        metavar="NAME=V|NAME[i]=V|NAME=@BUF[+BYTES]",
+        help="Kernels: a push constant's value, or a buffer's address (repeatable; 0 otherwise).",
     ),
     click.option(
         "--local-size",

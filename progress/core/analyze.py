@@ -7,7 +7,7 @@ LTS, shared by every model that uses it. Pure: no files, no printing.
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -218,6 +218,19 @@ def check_system(
         if reduce and supports(system) and reducible(system, queries):
             seen = probe(system, budget=budget)
             quiet = seen.arrivals > 0 and foldable(system, queries)
+            grouped = _check_groups(system, queries, budget, witnesses, grouping, seen if quiet else None, engine)
+            if grouped is not None:
+                rest = [q for q, v in zip(queries, grouped) if v is None]
+                if rest:  # the models section 14 does not keep (HSA, HSA+OBE, LOBE), checked without it
+                    left = None if budget.deadline is None else max(0.001, budget.deadline - time.monotonic())
+                    others = iter(
+                        check_system(
+                            system, rest, max_states=max_states, time_limit=left, witnesses=witnesses,
+                            max_memory=max_memory, bounded=bounded, reduce=True, engine=engine,
+                        ).verdicts
+                    )  # fmt: skip
+                    grouped = [v if v is not None else next(others) for v in grouped]
+                return TestReport(system, system.digest, tuple(v for v in grouped if v is not None))
             if not seen.guess().any and not quiet:  # no private cell or barrier: interchangeable invocations first
                 if _large(system, engine):
                     symmetric = _check_quotient_compiled(system, queries, budget, witnesses)
@@ -371,6 +384,74 @@ def _check_reduced_compiled(
         for q, d in zip(queries, decided)
     ]
     return [_expanded(reduced, v, q, grouping) for v, q in zip(verdicts, queries)]
+
+
+def _check_groups(
+    system: System,
+    queries: list[Query],
+    budget: Budget,
+    witnesses: bool,
+    grouping: Grouping,
+    seen: Accesses | None,
+    engine: str,
+) -> list[Verdict | None] | None:
+    """The verdicts of the queries that section 14's quotient by workgroup
+    permutations keeps (unfair, fair, OBE; explored and decided compiled by
+    `kernel_reduce.decide_groups`, over section 13's normal forms when
+    `seen` is given), and of those their passes decide by containment
+    (section 14.4: an unfair pass passes every model, an OBE pass HSA+OBE and
+    LOBE); None for the others. None where it does not apply."""
+    if not _large(system, engine) or not hasattr(system, "workgroup_cells"):
+        return None
+    from progress.core.group_symmetry import refair, symmetric_model  # loads numba: large kernels only
+    from progress.core.kernel_reduce import decide_groups
+
+    asks = _asks(queries)
+    if asks is None:
+        return None
+    mine = [i for i, (model, _) in enumerate(asks) if symmetric_model(model)]
+    if not mine:
+        return None
+    found = decide_groups(system, budget, [asks[i] for i in mine], witnesses, seen)  # type: ignore[arg-type]
+    if found is None:
+        return None
+    groups, reduced, decided = found
+    out: list[Verdict | None] = [None] * len(queries)
+    for i, d in zip(mine, decided):
+        q = queries[i]
+        verdict = Verdict(q.model.name, q.fairness, d.terminates, d.states, d.transitions, d.witness)
+        if verdict.witness is not None:
+            start = system.initial if reduced is None else reduced.initial
+            lasso = groups.concrete(verdict.witness, start)  # type: ignore[arg-type]
+            if reduced is not None:
+                verdict = _expanded(reduced, verdict._replace(witness=lasso), q, grouping)
+            else:
+                model = asks[i][0]
+                fair = _unit_fair(model, grouping)
+                verdict = verdict._replace(witness=refair(system, lasso, fair, model.memory is STARTED))
+        out[i] = verdict
+    for i in mine:
+        source, (model, fairness) = out[i], asks[i]
+        if source is None or not source.terminates:
+            continue
+        for j, (other, other_fairness) in enumerate(asks):
+            inherits = model is unfair.MODEL or (
+                model is obe.MODEL and other in (hsa_obe.MODEL, lobe.MODEL) and other_fairness == fairness
+            )
+            if out[j] is None and inherits:
+                q = queries[j]
+                out[j] = Verdict(q.model.name, q.fairness, True, source.states, source.transitions)
+    return out
+
+
+def _unit_fair(model: ProgressModel, grouping: Grouping) -> Callable[[int, int | None], int]:
+    """F over units of `model`: its F over workgroups lifted to their enabled units."""
+    threads_of, units_of, n = grouping.threads_of, grouping.units_of, grouping.n_threads
+
+    def fair(enabled: int, memory: int | None) -> int:
+        return units_of(model.fair(threads_of(enabled), memory, n), enabled)
+
+    return fair
 
 
 def reducible(system: System, queries: list[Query]) -> bool:

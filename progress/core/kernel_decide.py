@@ -84,10 +84,33 @@ def _pair_slot(table, origin, memory, o, m):
 
 
 @njit(cache=True)
+def _started_memory(estart, eunit, edst, group, count):
+    """STARTED as a function of the program state, when it is one: the
+    memory word each state is reached with, states in breadth-first order
+    (each found from an earlier one), or an empty array when some state is
+    reached with two words (the product is then built)."""
+    memory = np.full(count, -1, np.int64)
+    memory[0] = 0
+    for s in range(count):
+        m = memory[s]
+        for e in range(estart[s], estart[s + 1]):
+            d = edst[e]
+            dm = m | (np.int64(1) << np.int64(group[eunit[e]]))
+            if memory[d] == -1:
+                memory[d] = dm
+            elif memory[d] != dm:
+                return np.empty(0, np.int64)
+    return memory
+
+
+@njit(cache=True)
 def _started_product(estart, eunit, edst, group, count, max_states):
     """The product with STARTED: (origin, memory word) pairs breadth first from
-    (0, 0); a step of unit u sets its workgroup's bit. Returns (origin, memory,
-    pstart, pdst, parent, size), size -1 past `max_states`."""
+    (0, 0); a step of unit u sets its workgroup's bit. A product state's
+    edges are its origin's, in order (so their units are the graph's, not
+    stored). Returns (origin, memory, pstart, pdst, parent, size), size -1
+    past `max_states`. The hash table is int32 (at most half full): product
+    states are numbered in int32 (pdst)."""
     cap = 1024
     while cap < count:
         cap *= 2  # a power of two: the table's probes are masked
@@ -97,7 +120,7 @@ def _started_product(estart, eunit, edst, group, count, max_states):
     pstart = np.empty(cap + 1, np.int64)
     ecap = max(1024, estart[count])
     pdst = np.empty(ecap, np.int32)
-    table = np.full(4 * cap, -1, np.int64)
+    table = np.full(2 * cap, -1, np.int32)
     origin[0] = 0
     memory[0] = 0
     parent[0] = -1
@@ -117,13 +140,13 @@ def _started_product(estart, eunit, edst, group, count, max_states):
             if q == -1:
                 if size >= max_states:
                     return origin, memory, pstart, pdst, parent, -1
-                if size >= cap or 2 * size >= table.shape[0]:
+                if size >= cap:
                     cap *= 2
                     origin = _grown32(origin, cap)
                     memory = _grown64(memory, cap)
                     parent = _grown32(parent, cap)
                     pstart = _grown64(pstart, cap + 1)
-                    table = np.full(4 * cap, -1, np.int64)
+                    table = np.full(2 * cap, -1, np.int32)
                     for i in range(size):
                         s2, _ = _pair_slot(table, origin, memory, origin[i], memory[i])
                         table[s2] = i
@@ -135,7 +158,7 @@ def _started_product(estart, eunit, edst, group, count, max_states):
                 table[slot] = q
                 size += 1
             if nedges >= pdst.shape[0]:
-                pdst = _grown32(pdst, 2 * pdst.shape[0])
+                pdst = _grown32(pdst, pdst.shape[0] + pdst.shape[0] // 2 + 1024)  # RLIMIT_AS counts capacity
             pdst[nedges] = q
             nedges += 1
         p += 1
@@ -257,17 +280,28 @@ def _cyclic(pstart, pdst, comp, order, start, c):
 
 
 AGAIN, FOUND, NONE_FOUND = 0, 1, 2
-"""What one round of `_decide_round` ends with."""
+"""What one round of `_judge` ends with."""
 
 
 @njit(cache=True)
-def _decide_round(pstart, pdst, punit, ugroup, fthreads, n, strong, alive, comp, count, stepper, seen, touched):
-    """One round of `decide`: SCCs of the alive states, then the weak test or
-    one pass of strong pruning. (FOUND, witness), (NONE_FOUND, empty), or
-    (AGAIN, empty) when strong pruning removed states."""
+def _components(pstart, pdst, n, alive, comp):
+    """Tarjan's SCCs of the alive states (into `comp`), grouped: (ncomp,
+    order, start, ranked), `ranked` the components in order of their
+    smallest state."""
     ncomp = _tarjan(pstart, pdst, n, alive, comp)
     order, start, first = _by_component(comp, n, ncomp)
-    ranked = np.argsort(first)
+    return ncomp, order, start, np.argsort(first)
+
+
+@njit(cache=True)
+def _judge(pstart, pdst, origin, estart, eunit, ugroup, kinds, ftable, strong, alive, comp, ncomp, order, start,
+           ranked, count, stepper, seen, touched):  # fmt: skip
+    """The weak test, or one pass of strong pruning, over SCCs already
+    computed (`_components` of the alive states). The unit of product edge
+    e of state v is its origin's program edge's: eunit[estart[origin[v]] +
+    e - pstart[v]]; F of v over workgroups is ftable[kinds[v]]. (FOUND,
+    witness), (NONE_FOUND, empty), or (AGAIN, empty) when strong pruning
+    removed states."""
     removed = False
     for r in range(ncomp):
         c = ranked[r]
@@ -280,13 +314,15 @@ def _decide_round(pstart, pdst, punit, ugroup, fthreads, n, strong, alive, comp,
             nt = 0
             for i in range(start[c], start[c + 1]):
                 v = order[i]
+                shift = estart[origin[v]] - pstart[v]
+                f = ftable[kinds[v]]
                 for e in range(pstart[v], pstart[v + 1]):
-                    u = punit[e]
+                    u = eunit[shift + e]
                     if not seen[u]:
                         seen[u] = True
                         touched[nt] = u
                         nt += 1
-                    if (fthreads[v] >> np.int64(ugroup[u])) & 1:
+                    if (f >> np.int64(ugroup[u])) & 1:
                         count[u] += 1
                     if comp[pdst[e]] == c:
                         stepper[u] = True
@@ -305,9 +341,11 @@ def _decide_round(pstart, pdst, punit, ugroup, fthreads, n, strong, alive, comp,
             kept = 0
             for i in range(start[c], start[c + 1]):
                 v = order[i]
+                shift = estart[origin[v]] - pstart[v]
+                f = ftable[kinds[v]]
                 leaves = False
                 for e in range(pstart[v], pstart[v + 1]):
-                    if comp[pdst[e]] != c and (fthreads[v] >> np.int64(ugroup[punit[e]])) & 1:
+                    if comp[pdst[e]] != c and (f >> np.int64(ugroup[eunit[shift + e]])) & 1:
                         leaves = True
                         break
                 if leaves:
@@ -322,25 +360,57 @@ def _decide_round(pstart, pdst, punit, ugroup, fthreads, n, strong, alive, comp,
     return NONE_FOUND, np.empty(0, np.int32)
 
 
-def decide(pstart, pdst, punit, ugroup, fthreads, n, units, strong, deadline: float | None = None) -> np.ndarray:
+@dataclass
+class Components:
+    """The SCCs of a whole product (`_components` with every state alive),
+    computed once and shared by every query's weak test and first round of
+    strong pruning."""
+
+    comp: np.ndarray
+    ncomp: int
+    order: np.ndarray
+    start: np.ndarray
+    ranked: np.ndarray
+
+    def bytes(self) -> int:
+        return sum(a.nbytes for a in (self.comp, self.order, self.start, self.ranked))
+
+
+def components(prod: Product) -> Components:
+    n = prod.size
+    comp = np.empty(n, np.int32)
+    ncomp, order, start, ranked = _components(prod.pstart, prod.pdst, n, np.ones(n, np.bool_), comp)
+    return Components(comp, int(ncomp), order, start, ranked)
+
+
+def decide(prod: Product, sccs: Components, ugroup, kinds, ftable, units, strong, deadline: float | None = None):
     """A witness for weak (strong False) or strong fairness: its states as
     an array (ascending), empty when every fair run terminates. F of unit u
-    in state v: u steps from v and its workgroup is in fthreads[v]. Past the
-    monotonic `deadline` (looked at between rounds of strong pruning) raises
+    in state v: u steps from v and its workgroup is in ftable[kinds[v]].
+    The first round uses `sccs` (the whole product's); past the monotonic
+    `deadline` (looked at between rounds of strong pruning) raises
     Inconclusive."""
+    n = prod.size
+    graph = prod.graph
     alive = np.ones(n, np.bool_)
-    comp = np.empty(n, np.int32)
     count = np.zeros(units, np.int64)
     stepper = np.zeros(units, np.bool_)
     seen = np.zeros(units, np.bool_)
     touched = np.empty(units, np.int64)
+    comp, ncomp, order, start, ranked = sccs.comp, sccs.ncomp, sccs.order, sccs.start, sccs.ranked
+    own = None
     while True:
-        code, members = _decide_round(
-            pstart, pdst, punit, ugroup, fthreads, n, strong, alive, comp, count, stepper, seen, touched
-        )
+        code, members = _judge(
+            prod.pstart, prod.pdst, prod.origin, graph.estart, graph.eunit, ugroup, kinds, ftable, strong, alive,
+            comp, ncomp, order, start, ranked, count, stepper, seen, touched,
+        )  # fmt: skip
         if code != AGAIN:
             return members
         _in_time(deadline, n, "pruning strong witnesses")
+        if own is None:
+            own = np.empty(n, np.int32)  # the shared components stay as they are
+        comp = own
+        ncomp, order, start, ranked = _components(prod.pstart, prod.pdst, n, alive, comp)
 
 
 DECIDING_HINT = " (the exploration finished: try a longer --time-limit, a smaller launch, or --reduce if not given)"
@@ -353,16 +423,37 @@ def _in_time(deadline: float | None, states: int, phase: str) -> None:
 
 
 @njit(cache=True)
-def _product_units(pstart, origin, estart, eunit, size):
-    """The unit of each product edge (the program edge it follows)."""
-    punit = np.empty(pstart[size], np.int32)
-    for p in range(size):
-        o = origin[p]
-        k = pstart[p]
-        for e in range(estart[o], estart[o + 1]):
-            punit[k] = eunit[e]
-            k += 1
-    return punit
+def _pair_kinds(enabled, memory, origin, n):
+    """Each product state's (enabled workgroups, memory) pair numbered:
+    (kinds per state, the distinct enabled masks, the distinct memories);
+    `memory` empty for the product with NONE (every memory 0)."""
+    cap = 1024
+    keys_e = np.empty(cap, np.int64)
+    keys_m = np.empty(cap, np.int64)
+    table = np.full(2 * cap, -1, np.int64)
+    kinds = np.empty(n, np.int32)
+    size = 0
+    for p in range(n):
+        e = enabled[origin[p]]
+        m = memory[p] if memory.shape[0] else np.int64(0)
+        slot, k = _pair_slot(table, keys_e, keys_m, e, m)
+        if k == -1:
+            if size >= cap:
+                cap *= 2
+                keys_e = _grown64(keys_e, cap)
+                keys_m = _grown64(keys_m, cap)
+                table = np.full(2 * cap, -1, np.int64)
+                for i in range(size):
+                    s2, _ = _pair_slot(table, keys_e, keys_m, keys_e[i], keys_m[i])
+                    table[s2] = i
+                slot, _ = _pair_slot(table, keys_e, keys_m, e, m)
+            k = size
+            keys_e[k] = e
+            keys_m[k] = m
+            table[slot] = k
+            size += 1
+        kinds[p] = k
+    return kinds, keys_e[:size], keys_m[:size]
 
 
 # --- the Python side --------------------------------------------------------------
@@ -371,8 +462,10 @@ def _product_units(pstart, origin, estart, eunit, size):
 @dataclass
 class Product:
     """A product of the graph with one memory: `origin[p]` the program state,
-    `memory[p]` its word, edges pstart/pdst/punit, `parent[p]` the state that
-    found p by the edge whose unit is the graph's step (-1 for 0)."""
+    `memory[p]` its word, edges pstart/pdst (a state's edges are its
+    origin's, in order: `unit(p, e)`), `parent[p]` the state that found p by
+    the edge whose unit is the graph's step (-1 for 0). `own` says whether
+    its arrays are its own (a STARTED product that is not the graph)."""
 
     graph: Graph
     started: bool
@@ -380,8 +473,8 @@ class Product:
     memory: np.ndarray
     pstart: np.ndarray
     pdst: np.ndarray
-    punit: np.ndarray
     parent: np.ndarray
+    own: bool = False
 
     @property
     def size(self) -> int:
@@ -391,44 +484,70 @@ class Product:
     def edges(self) -> int:
         return int(self.pstart[self.size])
 
+    def unit(self, p: int, e: int) -> int:
+        """The unit of product edge e (of state p)."""
+        graph = self.graph
+        return int(graph.eunit[int(graph.estart[int(self.origin[p])]) + e - int(self.pstart[p])])
+
     def bytes(self) -> int:
-        if not self.started:
-            return 0
-        return sum(a.nbytes for a in (self.origin, self.memory, self.pstart, self.pdst, self.punit, self.parent))
+        """What the product holds beyond the graph."""
+        arrays = [self.memory] if self.started else []
+        if self.own:
+            arrays += [self.origin, self.pstart, self.pdst, self.parent]
+        return sum(a.nbytes for a in arrays)
 
 
 def product(graph: Graph, started: bool, budget: Budget, group: np.ndarray) -> Product:
+    """The product of `graph` with NONE (`started` False) or STARTED: the
+    graph itself when STARTED is a function of the program state (always for
+    section 14's quotient, whose states carry their STARTED mask: `Graph.started`)."""
+    n = graph.count
+    same = (np.arange(n, dtype=np.int32), graph.estart[: n + 1], graph.edst, graph.parent_src[:n])
     if not started:
-        n = graph.count
-        parent = graph.parent_src[:n]
-        return Product(
-            graph, False, np.arange(n, dtype=np.int32), np.zeros(n, np.int64), graph.estart[: n + 1],
-            graph.edst, graph.eunit, parent,
-        )  # fmt: skip
+        return Product(graph, False, same[0], np.zeros(0, np.int64), *same[1:])
+    if graph.started_words:
+        memory = graph.started()
+    else:
+        memory = _started_memory(graph.estart, graph.eunit, graph.edst, group, n)
+    if memory.shape[0]:
+        return Product(graph, True, same[0], memory, *same[1:])
     limit = budget.max_states if budget.max_states is not None else np.iinfo(np.int64).max
     origin, memory, pstart, pdst, parent, size = _started_product(
-        graph.estart, graph.eunit, graph.edst, group, graph.count, np.int64(limit)
+        graph.estart, graph.eunit, graph.edst, group, n, np.int64(min(limit, np.iinfo(np.int32).max))
     )
     if size < 0:
+        if limit > np.iinfo(np.int32).max:
+            raise Inconclusive(f"stopped: the product with STARTED passes 2^31 states{budget.hint}", size)
         which = "the default state bound" if budget.default else "the state bound"
         raise Inconclusive(f"stopped at {which} of {budget.max_states}{budget.hint}", limit + 1)
     budget.check_memory(size)
-    punit = _product_units(pstart, origin, graph.estart, graph.eunit, size)
-    return Product(graph, True, origin, memory, pstart, pdst, punit, parent)
+    return Product(graph, True, origin, memory, pstart, pdst, parent, own=True)
 
 
-def fair_threads(prod: Product, tmasks: np.ndarray, model: ProgressModel, n: int) -> np.ndarray:
-    """F over workgroups of each product state: `model.fair` once per distinct (enabled, memory) pair."""
-    enabled = tmasks[prod.origin]
-    pairs = np.stack([enabled, prod.memory], axis=1)
-    kinds, inverse = np.unique(pairs, axis=0, return_inverse=True)
+@dataclass
+class Kinds:
+    """The distinct (enabled workgroups, memory) pairs of a product and each
+    state's pair: a model's F is computed once per pair (`fair_table`)."""
+
+    kinds: np.ndarray
+    enabled: np.ndarray
+    memory: np.ndarray
+
+
+def pair_kinds(prod: Product, tmasks: np.ndarray) -> Kinds:
+    kinds, enabled, memories = _pair_kinds(tmasks, prod.memory, prod.origin, prod.size)
+    return Kinds(kinds, enabled, memories)
+
+
+def fair_table(kinds: Kinds, model: ProgressModel, n: int, started: bool) -> np.ndarray:
+    """F over workgroups of each pair of `kinds` under `model`."""
     full = (1 << 64) - 1
-    table = np.empty(len(kinds), np.int64)
-    for k, (e, m) in enumerate(kinds):
-        memory = int(m) & full if prod.started else None
-        value = model.fair(int(e) & full, memory, n)
+    table = np.empty(max(1, kinds.enabled.shape[0]), np.int64)
+    for k in range(kinds.enabled.shape[0]):
+        memory = int(kinds.memory[k]) & full if started else None
+        value = model.fair(int(kinds.enabled[k]) & full, memory, n)
         table[k] = np.int64(value - (1 << 64) if value >= 1 << 63 else value)
-    return table[np.asarray(inverse).reshape(-1)]
+    return table
 
 
 class _View(Sequence):
@@ -450,25 +569,32 @@ class _View(Sequence):
         return self._get(int(index))
 
 
+def _units_of(prod: Product, p: int) -> list[tuple[int, int]]:
+    """(unit, destination) of each edge of product state p."""
+    graph = prod.graph
+    e0, e1 = int(prod.pstart[p]), int(prod.pstart[p + 1])
+    shift = int(graph.estart[int(prod.origin[p])]) - e0
+    return [(int(graph.eunit[shift + e]), int(prod.pdst[e])) for e in range(e0, e1)]
+
+
 def lts_view(prod: Product) -> LTS:
     """The product as an `LTS` whose lists are views of its arrays."""
-    pstart, pdst, punit, parent, origin = prod.pstart, prod.pdst, prod.punit, prod.parent, prod.origin
-    punit_of = prod.punit
+    parent, origin = prod.parent, prod.origin
 
     def succ(p: int) -> list[tuple[int, int]]:
-        return [(int(punit[e]), int(pdst[e])) for e in range(pstart[p], pstart[p + 1])]
+        return _units_of(prod, p)
 
     def enabled(p: int) -> int:
         mask = 0
-        for e in range(pstart[p], pstart[p + 1]):
-            mask |= 1 << int(punit_of[e])
+        for u, _ in _units_of(prod, p):
+            mask |= 1 << u
         return mask
 
     def parent_of(p: int) -> tuple[int, int] | None:
         if p == 0:
             return None
         src = int(parent[p])
-        unit = next(int(punit[e]) for e in range(pstart[src], pstart[src + 1]) if pdst[e] == p)
+        unit = next(u for u, d in _units_of(prod, src) if d == p)
         return (src, unit)
 
     memory = (lambda p: int(prod.memory[p]) & ((1 << 64) - 1)) if prod.started else (lambda p: None)
@@ -481,15 +607,13 @@ def lts_view(prod: Product) -> LTS:
     return LTS(succ_v, origin_v, memory_v, enabled_v, parent_v)
 
 
-def fair_view(prod: Product, fthreads: np.ndarray, ugroup: np.ndarray) -> Sequence[int]:
+def fair_view(prod: Product, kinds: np.ndarray, ftable: np.ndarray, ugroup: np.ndarray) -> Sequence[int]:
     """F lifted to units, per product state, on demand."""
-    pstart, punit = prod.pstart, prod.punit
 
     def fair(p: int) -> int:
         mask = 0
-        f = int(fthreads[p])
-        for e in range(pstart[p], pstart[p + 1]):
-            u = int(punit[e])
+        f = int(ftable[int(kinds[p])])
+        for u, _ in _units_of(prod, p):
             if f >> int(ugroup[u]) & 1:
                 mask |= 1 << u
         return mask
@@ -513,7 +637,10 @@ class Decided:
 def decide_queries(
     system: System, graph: Graph, models: Sequence[tuple[ProgressModel, str]], budget: Budget, witnesses: bool
 ) -> list[Decided]:
-    """A verdict per (model, fairness) on the compiled graph; fairness 'weak' or 'strong'."""
+    """A verdict per (model, fairness) on the compiled graph; fairness 'weak' or 'strong'.
+    One product per memory (NONE: the graph; STARTED: the graph too when
+    the memory is a function of the program state), one SCC pass per
+    product shared by all queries."""
     group = np.array(system.groups, np.int64)
     n = int(group[-1]) + 1 if len(group) else 0
     if n > MAX_WORKGROUPS:
@@ -521,6 +648,8 @@ def decide_queries(
     tmasks = _thread_masks(graph.estart, graph.eunit, group, graph.count)
     products: dict[bool, Product] = {}
     views: dict[bool, LTS] = {}
+    kinds_of: dict[bool, Kinds] = {}
+    sccs_of: dict[bool, Components] = {}
     fairs: dict[str, np.ndarray] = {}
     answers: dict[tuple[str, str], np.ndarray] = {}
     chosen_of: dict[tuple[str, str], list[int]] = {}  # kept alive: build_lasso caches plans by id(members)
@@ -533,14 +662,16 @@ def decide_queries(
         if started not in products:
             products[started] = product(graph, started, budget, group)
             views[started] = lts_view(products[started])
+            kinds_of[started] = pair_kinds(products[started], tmasks)
         prod = products[started]
+        kinds = kinds_of[started]
         if model.name not in fairs:
-            fairs[model.name] = fair_threads(prod, tmasks, model, n)
-        fthreads = fairs[model.name]
+            fairs[model.name] = fair_table(kinds, model, n, started)
+        ftable = fairs[model.name]
         lasso = None
         if graph.deadlocks:
             if witnesses:
-                fair = fair_view(prod, fthreads, group)
+                fair = fair_view(prod, kinds.kinds, ftable, group)
                 lasso = deadlock_lasso(program, views[started], fair, fairness, plans)  # type: ignore[arg-type]
             out.append(Decided(False, prod.size, prod.edges, lasso))
             continue
@@ -550,14 +681,15 @@ def decide_queries(
                 answers[key] = np.empty(0, np.int32)  # a weak pass is a strong pass
             else:
                 _in_time(budget.deadline, prod.size, "looking for witnesses")
+                if started not in sccs_of:
+                    sccs_of[started] = components(prod)
                 answers[key] = decide(
-                    prod.pstart, prod.pdst, prod.punit, group, fthreads, prod.size, len(group), fairness == STRONG,
-                    budget.deadline,
-                )  # fmt: skip
+                    prod, sccs_of[started], group, kinds.kinds, ftable, len(group), fairness == STRONG, budget.deadline
+                )
         members = answers[key]
         if members.shape[0] and witnesses:
             _in_time(budget.deadline, prod.size, "building lassos")
-            fair = fair_view(prod, fthreads, group)
+            fair = fair_view(prod, kinds.kinds, ftable, group)
             chosen = chosen_of.setdefault(key, [int(v) for v in members])
             lasso = build_lasso(program, views[started], fair, chosen, fairness, plans)  # type: ignore[arg-type]
         out.append(Decided(members.shape[0] == 0, prod.size, prod.edges, lasso))

@@ -23,9 +23,10 @@ exactly: tests/test_kernel_jit.py compares the two graphs.
 
 Memory per stored state: 4 bytes per word of the row, which is collapsed
 (the cells, then one number per workgroup for its slice of local states,
-kept once in a slice store), 16 in the hash table (at most half full), 8
-for its first edge's index and 8 for its breadth-first parent; 8 per edge
-(unit, destination). Importing this module loads numba.
+kept once in a slice store), 8 to 16 in the hash table (int32 slots, at
+most half full, dropped once the exploration ends), 8 for its first edge's
+index and 8 for its breadth-first parent; 6 per edge (unit as uint16 up to
+65,536 units, destination as int32). Importing this module loads numba.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ RELEASED = 9
 """`_step_row`: done, and the step released its workgroup."""
 SLICES_FULL = 10
 """`explore`: the store of workgroup slices (or its table) is full."""
+LOOP_FRESH = 11
+"""`explore` with `wsym`: a local loop of a workgroup that has not started (its
+step would start it: not handled; the caller checks without section 14)."""
 OWNED_BY_NONE, READONLY = -1, -2
 """`owner[cell]` of a reduced exploration: the unit, or one of these."""
 CHAIN = 1 << 16
@@ -206,7 +210,7 @@ def intern_slice(stable, slices, nslices, buf):
 
 @njit(cache=True)
 def rehash_states(keys, count, size):
-    table = np.full(size, FREE, np.int64)
+    table = np.full(size, FREE, np.int32)  # rows are numbered in int32 (edges, parents)
     for i in range(count):
         slot, _ = _find_state(table, keys, keys[i])
         table[slot] = i
@@ -265,10 +269,13 @@ def _step_row(row, u, aid, status, barrier, group, per_group, ncells, acoff, acl
 @njit(cache=True)
 def _normalize(row, first, per_group, status, barrier, group, ncells, akeys, avals, acoff, aclen, acells, abar,
                rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval, rnext, lkeys, lvals, vals, miss,
-               owner, awr, aseen, init_loc):  # fmt: skip
+               owner, awr, aseen, init_loc, pbit, pw):  # fmt: skip
     """The quiet steps (docs/semantics.md section 13) of the workgroup whose
     units are first..first+per_group-1, applied to `row` until none is left:
-    DONE, a missing table entry (MISS_*), or ROUND past CHAIN steps."""
+    DONE, a missing table entry (MISS_*), or ROUND past CHAIN steps. With
+    phase reads (section 15; `pbit` per cell, `pw` per local, `pbit` of
+    length 1 without), a read of a Workgroup cell whose variable no other
+    unit of the workgroup may write before its next barrier is quiet too."""
     started = False
     for m in range(first, first + per_group):
         if row[ncells + m] != init_loc[m]:
@@ -277,9 +284,11 @@ def _normalize(row, first, per_group, status, barrier, group, ncells, akeys, ava
     if not started:
         return DONE  # (quiet steps need a started workgroup; steps only start it)
     steps = 0
+    phased = pbit.shape[0] > 1
     again = True
     while again:
-        again = False  # another pass only after a release, which may give earlier units steps
+        again = False  # another pass only after a release (or, with phase reads, any step), which may give
+        # earlier units steps
         for m in range(first, first + per_group):
             while True:
                 local = np.int64(row[ncells + m])
@@ -295,19 +304,29 @@ def _normalize(row, first, per_group, status, barrier, group, ncells, akeys, ava
                     base = acoff[aid]
                     quiet = True
                     for i in range(aclen[aid]):
-                        o = owner[acells[base + i]]
-                        if o != m and not (o == READONLY and awr[aid] == 0):
-                            quiet = False
-                            break
+                        c = acells[base + i]
+                        o = owner[c]
+                        if o == m or (o == READONLY and awr[aid] == 0):
+                            continue
+                        if phased and awr[aid] == 0 and pbit[c] != 0:
+                            free = True
+                            for m2 in range(first, first + per_group):
+                                if m2 != m and (pw[row[ncells + m2]] & pbit[c]) != 0:
+                                    free = False
+                                    break
+                            if free:
+                                continue
+                        quiet = False
+                        break
                     if not quiet:
                         break
                 aseen[aid] = 1
                 code = _step_row(row, m, aid, status, barrier, group, per_group, ncells, acoff, aclen, acells,
                                  rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval, rnext, lkeys, lvals,
                                  vals, miss)  # fmt: skip
-                if code == RELEASED:
+                if code == RELEASED or phased:
                     again = True
-                elif code != DONE:
+                if code != DONE and code != RELEASED:
                     return code
                 steps += 1
                 if steps > CHAIN:
@@ -345,6 +364,60 @@ def _canonical_group(row, first, per_group, ncells, idfree, buf, at):
 
 
 @njit(cache=True)
+def _started_bit(packed, at, g):
+    """Bit g of the STARTED mask kept in words at, at+1 of a packed row."""
+    return (np.int64(packed[at + g // 32]) >> np.int64(g % 32)) & 1
+
+
+@njit(cache=True)
+def _group_less(packed, ncells, groups, wc0, wcsize, a, b):
+    """Whether workgroup a's block sorts before b's (docs/semantics.md section 14):
+    by its slice number, then its Workgroup cells, then its STARTED bit."""
+    sa, sb = packed[ncells + a], packed[ncells + b]
+    if sa != sb:
+        return sa < sb
+    for k in range(wcsize):
+        ca, cb = packed[wc0 + a * wcsize + k], packed[wc0 + b * wcsize + k]
+        if ca != cb:
+            return ca < cb
+    at = ncells + groups
+    return _started_bit(packed, at, a) < _started_bit(packed, at, b)
+
+
+@njit(cache=True)
+def _canonical_groups(packed, ncells, groups, wc0, wcsize, order, tmp):
+    """Section 14's representative of a packed row: its workgroup blocks
+    (slice number, Workgroup cells, STARTED bit) sorted, moved together.
+    Returns whether the row changed (an inexact edge)."""
+    for g in range(groups):
+        order[g] = g
+    moved = False
+    for i in range(1, groups):  # insertion sort: only the stepping workgroup is out of place
+        v = order[i]
+        j = i - 1
+        while j >= 0 and _group_less(packed, ncells, groups, wc0, wcsize, v, order[j]):
+            order[j + 1] = order[j]
+            j -= 1
+            moved = True
+        order[j + 1] = v
+    if not moved:
+        return False
+    for w in range(packed.shape[0]):
+        tmp[w] = packed[w]
+    at = ncells + groups
+    packed[at] = 0
+    packed[at + 1] = 0
+    for i in range(groups):
+        o = order[i]
+        packed[ncells + i] = tmp[ncells + o]
+        for k in range(wcsize):
+            packed[wc0 + i * wcsize + k] = tmp[wc0 + o * wcsize + k]
+        if _started_bit(tmp, at, o):
+            packed[at + i // 32] |= np.uint32(1) << np.uint32(i % 32)
+    return True
+
+
+@njit(cache=True)
 def explore(
     keys, table, count, s, estart, eunit, edst, nedges, parent_src, parent_unit,
     status, barrier, group, per_group, ncells,
@@ -352,7 +425,7 @@ def explore(
     rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval, rnext,
     lkeys, lvals, max_states, miss, until,
     red, owner, awr, aseen, init_loc, missrow, sym, idfree, einexact,
-    units, slices, stable, nslices,
+    units, slices, stable, nslices, pbit, pw, wsym, wc0, wcsize,
 ):  # fmt: skip
     """Expand states s, s+1, ... until all are expanded (DONE), a table
     lacks an entry (MISS_*: `miss` holds the unit, then more), the store is
@@ -365,7 +438,10 @@ def explore(
     in `aseen`, and one that contradicts `owner` stops it (BROKEN). With `sym`,
     the states are section 12's representatives (`_canonical_group` on the
     stepping workgroup; `idfree[local]`), and einexact[e] says whether edge e
-    was not exact.
+    was not exact. With `wsym`, rows carry the STARTED mask in two last words
+    and are section 14's representatives (`_canonical_groups`: workgroup
+    blocks sorted, Workgroup memory at wc0 + g * wcsize moved with them); an
+    edge that moved blocks is inexact too.
 
     A stored state is collapsed: its cells, then one number per workgroup,
     that of its units' local states (a *slice*) in `slices` (`stable` its hash
@@ -382,6 +458,8 @@ def explore(
     vals = np.empty(64, np.int64)
     sbuf = np.empty(max(1, per_group), np.uint32)
     sat = np.empty(max(1, per_group), np.int64)
+    gorder = np.empty(max(1, groups), np.int64)
+    gtmp = np.empty(keys.shape[1], np.uint32)
     while s < count:
         if s >= until:
             return PAUSE, s, count, nedges
@@ -400,9 +478,11 @@ def explore(
             if nedges >= ecap:
                 return FULL, s, count, nedges
             if kind == LOOPING:
+                if wsym and _started_bit(keys[s], ncells + groups, group[u]) == 0:
+                    return LOOP_FRESH, s, count, nedges
                 eunit[nedges] = u
                 edst[nedges] = s
-                if sym:
+                if sym or wsym:
                     einexact[nedges] = False
                 nedges += 1
                 continue
@@ -466,7 +546,7 @@ def explore(
             if red:
                 code = _normalize(row, group[u] * per_group, per_group, status, barrier, group, ncells, akeys, avals,
                                   acoff, aclen, acells, abar, rtable, raid, rvoff, rvals, rwoff, rwlen, rwat, rwval,
-                                  rnext, lkeys, lvals, vals, miss, owner, awr, aseen, init_loc)  # fmt: skip
+                                  rnext, lkeys, lvals, vals, miss, owner, awr, aseen, init_loc, pbit, pw)  # fmt: skip
                 if code != DONE:
                     for w in range(width):
                         missrow[w] = row[w]
@@ -487,6 +567,12 @@ def explore(
             for h in range(groups):
                 packed[ncells + h] = keys[s, ncells + h]
             packed[ncells + g] = sid
+            if wsym:
+                packed[ncells + groups] = keys[s, ncells + groups]
+                packed[ncells + groups + 1] = keys[s, ncells + groups + 1]
+                packed[ncells + groups + g // 32] |= np.uint32(1) << np.uint32(g % 32)
+                if _canonical_groups(packed, ncells, groups, wc0, wcsize, gorder, gtmp):
+                    inexact = True
             slot, dst = _find_state(table, keys, packed)
             if dst < 0:
                 if count >= cap or 2 * (count + 1) > table.shape[0]:
@@ -502,7 +588,7 @@ def explore(
                 count += 1
             eunit[nedges] = u
             edst[nedges] = dst
-            if sym:
+            if sym or wsym:
                 einexact[nedges] = inexact
             nedges += 1
         estart[s + 1] = nedges
@@ -574,6 +660,9 @@ class Tables:
         self.idfree = _Grown(np.int8)
         self.symmetric = False
         """Whether `idfree` is filled (a quotient exploration: `KernelSystem.id_free` per local)."""
+        self.pw = _Grown(np.int64)
+        self.phased = False
+        """Whether `pw` is filled (phase reads: `KernelSystem.phase_writes` per local, section 15)."""
         self.sync()
 
     def sync(self) -> None:
@@ -586,6 +675,10 @@ class Tables:
             id_free = kernel.id_free  # type: ignore[attr-defined]
             for local in range(self.idfree.count, self.status.count):
                 self.idfree.add([int(id_free(local))])
+        if self.phased:
+            writes = kernel.phase_writes  # type: ignore[attr-defined]
+            for local in range(self.pw.count, self.status.count):
+                self.pw.add([writes(local)])
 
     def add_access(self, unit: int, local: int) -> None:
         cells, is_barrier = self.kernel.access_cells(unit, local)
@@ -679,7 +772,9 @@ class Graph:
     """The workgroup slices (rows of local-state numbers) that `keys` rows name after their cells."""
     ncells: int
     inexact: np.ndarray | None = None
-    """Of a quotient exploration: per edge, whether it was not exact (section 12)."""
+    """Of a quotient exploration: per edge, whether it was not exact (sections 12, 14)."""
+    started_words: int = 0
+    """2 when each row ends with its STARTED mask (section 14's quotient), else 0."""
 
     @property
     def edges(self) -> int:
@@ -689,12 +784,20 @@ class Graph:
         """State s as the kernel's flat tuple (cells, then every unit's local state)."""
         row = self.keys[s]
         cells = [int(v) for v in row[: self.ncells]]
-        return tuple(cells + [int(v) for sid in row[self.ncells :] for v in self.slices[sid]])
+        end = row.shape[0] - self.started_words
+        return tuple(cells + [int(v) for sid in row[self.ncells : end] for v in self.slices[sid]])
+
+    def started(self) -> np.ndarray:
+        """Of a section 14 exploration: each state's STARTED mask (bit w: workgroup w has stepped)."""
+        assert self.started_words == 2
+        end = self.keys.shape[1]
+        low = self.keys[: self.count, end - 2].astype(np.int64)
+        return low | (self.keys[: self.count, end - 1].astype(np.int64) << np.int64(32))
 
     def bytes(self) -> int:
         """What the graph holds in memory (the arrays at their capacity, step tables included)."""
         arrays = (self.keys, self.estart, self.eunit, self.edst, self.parent_src, self.parent_unit, self.slices)
-        return sum(a.nbytes for a in arrays) + 16 * max(1, self.count) + self.tables.bytes()
+        return sum(a.nbytes for a in arrays) + 8 * max(1, self.count) + self.tables.bytes()
 
 
 @dataclass
@@ -703,11 +806,14 @@ class Reduction:
     `owner[cell]` (a unit, OWNED_BY_NONE or READONLY) and the normal form
     of the initial state. `explore_kernel` raises `Broken` when an access
     contradicts `owner`, `Round` when quiet steps do not end; either way,
-    `seen` gets every access met (unit, cells, writes)."""
+    `seen` gets every access met (unit, cells, writes), also when the state
+    bound stops it."""
 
     owner: np.ndarray
     initial: tuple[int, ...]
     seen: list[tuple[int, tuple[int, ...], bool]]
+    phased: bool = False
+    """Whether reads of Workgroup memory that no other unit may write before a barrier are quiet too (section 15)."""
 
 
 class Broken(Exception):
@@ -718,6 +824,10 @@ class Round(Exception):
     """A reduced exploration met quiet steps that go on past CHAIN."""
 
 
+class LoopFresh(Exception):
+    """A section 14 exploration met a local loop of a workgroup that has not started."""
+
+
 def explore_kernel(
     kernel: Tabled,
     max_states: int | None = None,
@@ -725,6 +835,7 @@ def explore_kernel(
     budget: Budget | None = None,
     reduction: Reduction | None = None,
     symmetric: bool = False,
+    group_cells: tuple[int, int] | None = None,
 ) -> Graph:
     """Every state of `kernel` reachable from its initial one (raises
     Inconclusive past `max_states`, the monotonic `deadline`, or `budget`'s
@@ -734,7 +845,12 @@ def explore_kernel(
     With `symmetric` (not with `reduction`), section 12's quotient: the
     representatives reachable from the initial one's (`KernelSystem.canonical`
     over its `interchangeable` blocks, one per workgroup), `Graph.inexact`
-    marking the edges that were not exact."""
+    marking the edges that were not exact. With `group_cells` (the first
+    Workgroup cell and the Workgroup cells per workgroup), section 14's
+    quotient by workgroup permutations, with or without the others: rows
+    carry the STARTED mask (`Graph.started`), blocks sorted (the caller
+    checks section 14's condition, `group_symmetry.condition`); raises
+    LoopFresh where a workgroup that has not started loops locally."""
     if getattr(kernel, "collective", False):
         raise ValueError(
             "the compiled explorer has no collective (subgroup) steps: explore_system explores this kernel"
@@ -755,7 +871,9 @@ def explore_kernel(
     slices = np.zeros((1024, per_group), np.uint32)
     stable = np.full(4096, FREE, np.int64)
     nslices = np.zeros(1, np.int64)
-    initial = np.zeros(ncells + units // per_group, np.uint32)
+    wsym = group_cells is not None
+    wc0, wcsize = group_cells if group_cells is not None else (0, 0)
+    initial = np.zeros(ncells + units // per_group + (2 if wsym else 0), np.uint32)
     initial[:ncells] = full[:ncells]
     for g in range(units // per_group):
         first = ncells + g * per_group
@@ -766,15 +884,21 @@ def explore_kernel(
     if symmetric:
         tables.symmetric = True
         tables.sync()
+    pbit = np.zeros(1, np.int64)
+    if reduction is not None and reduction.phased:
+        phase_bit = kernel.phase_bit  # type: ignore[attr-defined]
+        pbit = np.array([phase_bit(c) for c in range(ncells)] + [0, 0], np.int64)  # (length > 1: phased)
+        tables.phased = True
+        tables.sync()
     group = np.array(kernel.groups, np.int64)
     cap = 1024
     keys = np.zeros((cap, width), np.uint32)
     keys[0] = initial
-    table = rehash_states(keys, 1, 4 * cap)
+    table = rehash_states(keys, 1, 2 * cap)
     estart = np.zeros(cap + 1, np.int64)
-    eunit = np.zeros(4 * cap, np.int32)
+    eunit = np.zeros(4 * cap, np.uint16 if units <= 1 << 16 else np.int32)  # 1024 x 64 units at most
     edst = np.zeros(4 * cap, np.int32)
-    einexact = np.zeros(4 * cap if symmetric else 1, np.uint8)
+    einexact = np.zeros(4 * cap if symmetric or wsym else 1, np.uint8)
     parent_src = np.full(cap, -1, np.int32)
     parent_unit = np.full(cap, -1, np.int32)
     miss = np.zeros(4, np.int64)
@@ -790,9 +914,9 @@ def explore_kernel(
             t.rtable, t.raid.array, t.rvoff.array, t.rvals.array, t.rwoff.array, t.rwlen.array, t.rwat.array,
             t.rwval.array, t.rnext.array, t.release.keys, t.release.values, limit, miss, s + chunk,
             reduction is not None, owner, t.awr.array, t.aseen.array, init_loc, missrow,
-            symmetric, t.idfree.array, einexact, units, slices, stable, nslices,
+            symmetric, t.idfree.array, einexact, units, slices, stable, nslices, pbit, t.pw.array, wsym, wc0, wcsize,
         )  # fmt: skip
-        if code in (DONE, BROKEN, ROUND) and reduction is not None:
+        if code in (DONE, BROKEN, ROUND, BOUND) and reduction is not None:
             reduction.seen.extend(tables.seen())
             if code == BROKEN:
                 raise Broken()
@@ -800,6 +924,8 @@ def explore_kernel(
                 raise Round()
         if code == DONE:
             break
+        if code == LOOP_FRESH:
+            raise LoopFresh()
         if deadline is not None and time.monotonic() > deadline:
             raise Inconclusive("stopped at the time limit", count)
         if code == BOUND:
@@ -825,24 +951,30 @@ def explore_kernel(
                 parent_src = _grow1(parent_src, cap, -1)
                 parent_unit = _grow1(parent_unit, cap, -1)
                 estart = _grow1(estart, cap + 1, 0)
-                table = rehash_states(keys, count, 4 * cap)
+                table = rehash_states(keys, count, 2 * cap)
             else:
                 eunit = _grow1(eunit, 2 * eunit.shape[0], 0)
                 edst = _grow1(edst, 2 * edst.shape[0], 0)
-                if symmetric:
+                if symmetric or wsym:
                     einexact = _grow1(einexact, 2 * einexact.shape[0], 0)
         tables.sync()
     slices = slices[: int(nslices[0])]
-    finished = _finished_states(keys, count, slices, tables.status.array, ncells)
+    groups = units // per_group
+    finished = _finished_states(keys, count, slices, tables.status.array, ncells, groups)
     deadlocks = tuple(int(x) for x in np.nonzero((estart[1 : count + 1] == estart[:count]) & ~finished)[0])
-    inexact = einexact[: int(estart[count])] if symmetric else None
-    return Graph(keys, count, estart, eunit, edst, parent_src, parent_unit, deadlocks, tables, slices, ncells, inexact)
+    inexact = einexact[: int(estart[count])] if symmetric or wsym else None
+    return Graph(
+        keys, count, estart, eunit, edst, parent_src, parent_unit, deadlocks, tables, slices, ncells, inexact,
+        2 if wsym else 0,
+    )  # fmt: skip
 
 
-def _finished_states(keys: np.ndarray, count: int, slices: np.ndarray, status: np.ndarray, ncells: int) -> np.ndarray:
+def _finished_states(
+    keys: np.ndarray, count: int, slices: np.ndarray, status: np.ndarray, ncells: int, groups: int
+) -> np.ndarray:
     """Whether every unit of each state has returned (every unit of each of its slices)."""
     done = (status[slices] == RETURNED).all(axis=1)
-    return np.asarray(done[keys[:count, ncells:]].all(axis=1))
+    return np.asarray(done[keys[:count, ncells : ncells + groups]].all(axis=1))
 
 
 def _grow1(array: np.ndarray, size: int, fill: int) -> np.ndarray:

@@ -98,6 +98,10 @@ class Accesses:
         return Ownership(owner, readonly)
 
 
+PHASES = True
+"""Whether quiet steps include section 15's phase reads (tests turn it off to compare)."""
+
+
 class Broken(Exception):
     """An exploration met an access that contradicts its ownership guess."""
 
@@ -123,6 +127,8 @@ class Reduced:
         """Where every access this exploration meets is recorded (shared between explorations)."""
         self.units = range(len(system.groups))
         self.quiet = quiet
+        self.phased = quiet and PHASES and hasattr(system, "phase_writes")
+        """Whether section 15's phase reads are folded too (with quiet steps, kernels only)."""
         groups = system.groups
         self._mates = [tuple(v for v in self.units if groups[v] == groups[u]) for u in self.units]
 
@@ -168,10 +174,28 @@ class Reduced:
                 return False
             if footprint is None:
                 return system.arriving(state, unit)
-            return self.ownership.private(unit, *footprint)
+            return self._phase_private(state, unit, *footprint)
         if footprint is None or not self.ownership.private(unit, *footprint):
             return False
         return not system.fresh(state, unit) and system.active(system.step(state, unit), unit)
+
+    def _phase_private(self, state: Hashable, unit: int, cells: tuple[int, ...], writes: bool) -> bool:
+        """Section 13.1's access condition, widened by section 15: every cell is
+        `unit`'s own, or read-only (R), or, the access only reading, Workgroup
+        memory that no other unit of the workgroup may write before its next
+        barrier arrival (`phase_writes`)."""
+        owner, readonly = self.ownership.owner, self.ownership.readonly
+        system: Any = self.system
+        phased = self.phased
+        for c in cells:
+            if owner.get(c) == unit or (not writes and c in readonly):
+                continue
+            bit = system.phase_bit(c) if phased and not writes else 0
+            if not bit or any(
+                system.phase_writes(system.local(state, v)) & bit for v in self._mates[unit] if v != unit
+            ):
+                return False
+        return True
 
     def _started(self, state: Hashable, unit: int) -> bool:
         """Whether `unit`'s workgroup has stepped on every run to `state`."""

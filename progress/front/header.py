@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from progress.errors import SourcePosition, UsageError
 from progress.front.expect import Key, expectations
@@ -63,7 +63,10 @@ _NAME = r"(?:@?[A-Za-z_][A-Za-z0-9_.]*|%[A-Za-z0-9_][A-Za-z0-9_.]*)"
 a variable without a name is called by its assembly id, `%16`."""
 _BUFFER = re.compile(rf"({_NAME})=(\d+)")
 _SPEC = re.compile(rf"(\d+|{_NAME})=(-?\d+|true|false)")
-_INIT = re.compile(rf"({_NAME})(?:\[(\d+)\])?=(-?\d+)")
+_CELL_PATH = rf"{_NAME}(?:\[\d+\]\.[A-Za-z_][A-Za-z0-9_.]*)*"
+"""A cell path through arrays of structs: `g_queue[0].m_head`."""
+_INIT = re.compile(rf"({_CELL_PATH})(?:\[(\d+)\])?=(-?\d+)")
+_PUSH_ADDRESS = re.compile(rf"({_NAME})(?:\[(\d+)\])?=(@{_NAME}(?:[+-]\d+)?)")
 _SETTINGS_LINE = re.compile(r"^([ \t]*{marker}[ \t]*progress:)(.*?)\r?$")
 
 
@@ -97,7 +100,7 @@ class LaunchSettings:
     entry: str | None = None
     optimize: bool | None = None
     spec: tuple[tuple[str, int], ...] = ()
-    push: tuple[tuple[str, int | None, int], ...] = ()
+    push: tuple[tuple[str, int | None, int | str], ...] = ()
     local_size: tuple[int, int, int] | None = None
     inputs: tuple[Input, ...] = ()
     subgroup_size: int | None = None
@@ -127,14 +130,23 @@ class LaunchSettings:
             redefines=tuple(r for r in self.redefines if r[0] not in dict(other.redefines)) + other.redefines,
         )
 
+    def spec_over_size(self, other: LaunchSettings) -> frozenset[str]:
+        """The `--spec` keys of `other` that win over these settings' `--local-size` where both
+        set one constant (`other` gives no size of its own); otherwise setting one constant
+        twice is refused (specialize.py)."""
+        if self.local_size is None or other.local_size is not None:
+            return frozenset()
+        return frozenset(key for key, _ in other.spec)
+
 
 def _given(mine: T | None, theirs: T | None) -> T | None:
     return mine if mine is not None else theirs
 
 
-def _replaced(
-    old: tuple[tuple[str, int | None, int], ...], new: tuple[tuple[str, int | None, int], ...]
-) -> tuple[tuple[str, int | None, int], ...]:
+Item = TypeVar("Item", bound=tuple[Any, ...])
+
+
+def _replaced(old: tuple[Item, ...], new: tuple[Item, ...]) -> tuple[Item, ...]:
     """`old`'s items that `new` does not set again (same name and index), then `new`'s."""
     replaced = {(name, index) for name, index, _ in new}
     return tuple(i for i in old if (i[0], i[1]) not in replaced) + new
@@ -163,10 +175,11 @@ def parse_buffer(text: str) -> tuple[str, int]:
 
 
 def parse_init(text: str) -> tuple[str, int | None, int]:
-    """`--init NAME=VALUE` or `--init NAME[INDEX]=VALUE`: a 32-bit value."""
+    """`--init NAME=VALUE` or `--init NAME[INDEX]=VALUE` (NAME may pass through an array of
+    structs: `g_queue[0].m_head`): a 32-bit value."""
     match = _INIT.fullmatch(text)
     if match is None:
-        raise UsageError(f"--init wants NAME=VALUE or NAME[INDEX]=VALUE, not {_shown(text)}")
+        raise UsageError(f"--init wants NAME=VALUE or NAME[INDEX]=VALUE (NAME[I].MEMBER too), not {_shown(text)}")
     name, index_digits, value_digits = match.groups()
     index = None if index_digits is None else _bounded(index_digits)
     if index is not None and index >= MAX_BUFFER_LENGTH:
@@ -196,8 +209,13 @@ def parse_spec(text: str) -> tuple[str, int]:
     return key, value & 0xFFFFFFFF
 
 
-def parse_push(text: str) -> tuple[str, int | None, int]:
-    """`--push NAME=VALUE` or `--push NAME[INDEX]=VALUE`: a push constant, read as `--init` is."""
+def parse_push(text: str) -> tuple[str, int | None, int | str]:
+    """`--push NAME=VALUE` or `--push NAME[INDEX]=VALUE`: a push constant, read as `--init` is;
+    or `--push NAME=@BUFFER[+BYTES]`: a buffer's address (the value is that text)."""
+    address = _PUSH_ADDRESS.fullmatch(text)
+    if address is not None:
+        name, index_digits, value = address.groups()
+        return name, None if index_digits is None else _bounded(index_digits), value
     try:
         return parse_init(text)
     except UsageError as error:
@@ -414,7 +432,7 @@ def add_init(text: str, init: list[tuple[str, int | None, int]]) -> None:
     init.append(item)
 
 
-def add_push(text: str, push: list[tuple[str, int | None, int]]) -> None:
+def add_push(text: str, push: list[tuple[str, int | None, int | str]]) -> None:
     """`NAME=V` or `NAME[i]=V` appended to `push`; a UsageError if it is bad or sets a constant twice."""
     item = parse_push(text)
     if any(item[:2] == earlier[:2] for earlier in push):

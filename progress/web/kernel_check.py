@@ -77,7 +77,7 @@ class LaunchFields:
         buffers: dict[str, int] = {}
         init: list[tuple[str, int | None, int]] = []
         spec: list[tuple[str, int]] = []
-        push: list[tuple[str, int | None, int]] = []
+        push: list[tuple[str, int | None, int | str]] = []
         try:
             workgroups = parse_workgroups(self.workgroups.strip()) if self.workgroups.strip() else None
             local_size = parse_local_size(self.local_size.strip()) if self.local_size.strip() else None
@@ -165,7 +165,7 @@ def launch_text(system: KernelSystem, settings: LaunchSettings) -> str:
     return ", ".join(parts)
 
 
-def _items(items: tuple[tuple[str, int | None, int], ...]) -> list[str]:
+def _items(items: tuple[tuple[str, int | None, int | str], ...]) -> list[str]:
     return [f"{name}{'' if index is None else f'[{index}]'}={value}" for name, index, value in items]
 
 

@@ -41,6 +41,9 @@ def buffer_plans(loaded: LoadedKernel, path: str) -> tuple[BufferPlan, ...]:
     binds it where the instrumentation puts it)."""
     view = loaded.module.view
     launch = launch_of(loaded)
+    for name, _, value in launch.push:
+        if isinstance(value, str):
+            raise NotRunnable(f"{path}: --push {name}={value}: a device run cannot be given a buffer's address")
     types = Types(view, runtime_lengths(view, launch.buffers, path))
     layout = shared_layout(view, types, launch.workgroups, launch.init, path, launch.push)
     shared_by_groups = {cell.split(":", 1)[1] for cell, at in layout.names if at >= layout.groups_at}

@@ -24,9 +24,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from progress.errors import Inconclusive, InputError
-from progress.front.spirv import subgroup
+from progress.front.spirv import addresses, floats, subgroup
 from progress.front.spirv.code import Code, prepare
-from progress.front.spirv.ir import Id, Instruction, ModuleView, PointerType, StructType, VectorType
+from progress.front.spirv.ir import (
+    ArrayType,
+    FloatType,
+    Id,
+    Instruction,
+    IntType,
+    ModuleView,
+    PointerType,
+    StructType,
+    VectorType,
+)
 from progress.front.spirv.layout import SharedLayout, Types
 from progress.front.spirv.values import (
     ATOMIC,
@@ -38,10 +48,16 @@ from progress.front.spirv.values import (
     PAIRS,
     REDUCTIONS,
     UNARY,
+    WIDTHS,
     Fault,
+    Tables,
     dot,
+    join,
     lift,
     pair,
+    resize,
+    signed,
+    split,
 )
 
 POISED, WAITING, LOOPING, RETURNED = 0, 1, 2, 3
@@ -54,6 +70,10 @@ WORKGROUP_SCOPE = 2
 SUBGROUP_SCOPE = subgroup.SUBGROUP_SCOPE
 COLLECTIVE = subgroup.COLLECTIVE
 INTEGER = frozenset(BITS) | frozenset(REDUCTIONS) | frozenset(PAIRS) | frozenset(DOTS)
+CONVERSIONS = frozenset(
+    {"OpUConvert", "OpSConvert", "OpConvertFToU", "OpConvertFToS", "OpConvertUToF", "OpConvertSToF", "OpFConvert"}
+)
+FLOAT_ATOMIC = frozenset({"OpAtomicFAddEXT", "OpAtomicFMinEXT", "OpAtomicFMaxEXT"})
 _BUILTINS = ("GlobalInvocationId", "LocalInvocationId", "WorkgroupId", "LocalInvocationIndex", "NumWorkgroups")
 
 
@@ -113,6 +133,50 @@ class Interpreter:
         self.codes = {fid: prepare(view, f) for fid, f in view.functions.items()}
         self.entry = entry
         self.constants = {cid: self._constant(cid) for cid in view.constants}
+        self._workgroup_vars = frozenset(v.id for v in view.variables.values() if v.storage_class == "Workgroup")
+        self.wide: dict[int, Tables] = {}
+        """Result id -> the integer tables of its 64-bit operands (absent: 32-bit)."""
+        self.widths: dict[int, tuple[int, int]] = {}
+        """A conversion's or bitcast's result id -> (its operand's width, its own)."""
+        self._widths(view)
+
+    def _widths(self, view: ModuleView) -> None:
+        """Which instructions work on 64-bit integers, and the widths every conversion
+        and bitcast goes between: read once from the types, not at each step."""
+        for function in view.functions.values():
+            for block in function.blocks:
+                for inst in block.instructions:
+                    if inst.result is None:
+                        continue
+                    op = inst.opcode
+                    ids = [o.value for o in inst.operands if isinstance(o, Id)]
+                    if op == "OpExtInst":
+                        ids = ids[1:]
+                    if op in CONVERSIONS or op == "OpBitcast":
+                        self.widths[inst.result] = (self._width(self._type_of(ids[0])), self._width(inst.result_type))
+                    elif op.startswith("OpAtomic"):
+                        if self._width(inst.result_type) == 64:
+                            self.wide[inst.result] = WIDTHS[64]
+                    elif ids and self._width(self._type_of(ids[0])) == 64:
+                        self.wide[inst.result] = WIDTHS[64]
+
+    def _type_of(self, ident: int) -> int | None:
+        source = self.view.definitions.get(ident)
+        return source.result_type if source is not None else None
+
+    def _width(self, tid: int | None) -> int:
+        """The bits of a scalar type or of a vector's component (a physical pointer: 64, its
+        address); 0 for other types. A vector of two 32-bit values: -2 (what a 64-bit bitcast
+        splits into)."""
+        kind = self.view.types.get(tid or -1)
+        if isinstance(kind, VectorType):
+            component = self._width(kind.component)
+            return -kind.count if component == 32 and kind.count == 2 else component
+        if isinstance(kind, (IntType, FloatType)):
+            return kind.width
+        if isinstance(kind, PointerType):
+            return 64 if kind.storage_class == "PhysicalStorageBuffer" else 0
+        return 0
 
     # --- frozen states ------------------------------------------------------
 
@@ -187,9 +251,19 @@ class Interpreter:
             return Access(inst, (), collective=True)
         if op in ("OpLoad", "OpStore") or (op.startswith("OpAtomic") and op != "OpAtomicFlagClear"):
             pointer = self._value(run, inst.operands[0], unit)
+            if isinstance(pointer, int):  # a buffer reference: its address
+                tid = self._pointee(_id(inst.operands[0]))
+                try:
+                    start = addresses.resolve(self.layout.ranges, pointer, self.types.size(tid))
+                except InputError as error:
+                    raise _error(inst, error.message) from None
+                return Access(inst, tuple(start + at for _, at in self.types.leaves(tid, "")))
             if pointer[0] == SHARED:
                 tid = self._pointee(_id(inst.operands[0]))  # OpStore and OpAtomicStore have no result type
-                cells = tuple(pointer[2] + at for _, at in self.types.leaves(tid, ""))
+                base = pointer[2]
+                if pointer[1] in self._workgroup_vars:  # workgroup-relative: resolved by the unit's workgroup
+                    base += self.layout.groups_at + unit // _product(self.local_size) * self.layout.group_size
+                cells = tuple(base + at for _, at in self.types.leaves(tid, ""))
                 return Access(inst, cells)
         return None
 
@@ -229,27 +303,33 @@ class Interpreter:
         writes: tuple[tuple[int, int], ...] = ()
         if op == "OpStore":
             value = self._value(run, ops[1], unit)
-            writes = tuple(zip(cells, _scalars(value)))
+            writes = tuple(zip(cells, self._words(self._pointee(_id(ops[0])), value)))
         elif op == "OpAtomicStore":
-            writes = ((cells[0], self._value(run, ops[3], unit)),)
+            writes = tuple(zip(cells, _split(self._value(run, ops[3], unit), len(cells))))
         elif op in ("OpLoad", "OpAtomicLoad"):
             frame.values[inst.result or 0] = _shape(self, inst.result_type or -1, iter(old))
         else:
-            new = self._atomic(run, inst, old[0], unit)
-            frame.values[inst.result or 0] = old[0]
+            before = join(old) if len(old) == 2 else old[0]  # a 64-bit atomic: both words at once
+            new = self._atomic(run, inst, before, unit)
+            frame.values[inst.result or 0] = before
             if new is not None:
-                writes = ((cells[0], new),)
+                writes = tuple(zip(cells, _split(new, len(cells))))
         frame.at += 1
         return writes
 
     def _atomic(self, run: Run, inst: Instruction, old: int, unit: int) -> int | None:
         op, ops = inst.opcode, inst.operands
+        tables = self.wide.get(inst.result or 0)
         if op in ATOMIC:
-            return ATOMIC[op](old, self._value(run, ops[3], unit))
-        if op == "OpAtomicIIncrement":
-            return (old + 1) & MASK
-        if op == "OpAtomicIDecrement":
-            return (old - 1) & MASK
+            return (tables.atomic if tables else ATOMIC)[op](old, self._value(run, ops[3], unit))
+        if op in FLOAT_ATOMIC:  # IEEE add rounded once; min/max as minNum/maxNum (a NaN loses)
+            table = floats.WIDTHS[64 if tables else 32]
+            value = self._value(run, ops[3], unit)
+            if op == "OpAtomicFAddEXT":
+                return table.binary["OpFAdd"](old, value)
+            return table.glsl_std["NMin" if op == "OpAtomicFMinEXT" else "NMax"](old, value)
+        if op in ("OpAtomicIIncrement", "OpAtomicIDecrement"):
+            return (tables.binary if tables else BINARY)["OpIAdd" if op.endswith("Increment") else "OpISub"](old, 1)
         if op == "OpAtomicCompareExchange":
             value, comparator = self._value(run, ops[4], unit), self._value(run, ops[5], unit)
             return value if old == comparator else None
@@ -277,13 +357,35 @@ class Interpreter:
         op, ops, frame = inst.opcode, inst.operands, run.top
         value: Any
         if op in BINARY:
-            value = lift(BINARY[op], self._value(run, ops[0], unit), self._value(run, ops[1], unit))
+            table = self.wide[inst.result].binary if inst.result in self.wide else BINARY
+            value = lift(table[op], self._value(run, ops[0], unit), self._value(run, ops[1], unit))
+        elif op == "OpBitcast":
+            value = self._bitcast(inst, self._value(run, ops[0], unit))
+        elif op in CONVERSIONS:
+            value = lift(self._converter(inst), self._value(run, ops[0], unit))
         elif op in UNARY:
-            value = lift(UNARY[op], self._value(run, ops[0], unit))
+            unary = self.wide[inst.result].unary if inst.result in self.wide else UNARY
+            value = lift(unary[op], self._value(run, ops[0], unit))
+        elif op in floats.BINARY:
+            fbinary = floats.WIDTHS[64 if inst.result in self.wide else 32].binary
+            value = lift(fbinary[op], self._value(run, ops[0], unit), self._value(run, ops[1], unit))
+        elif op in floats.UNARY:
+            value = lift(
+                floats.WIDTHS[64 if inst.result in self.wide else 32].unary[op], self._value(run, ops[0], unit)
+            )
+        elif op == "OpDot":
+            width = 64 if inst.result in self.wide else 32
+            value = floats.dot(self._value(run, ops[0], unit), self._value(run, ops[1], unit), width)
+        elif op == "OpVectorTimesScalar":
+            width = 64 if inst.result in self.wide else 32
+            value = floats.times_scalar(self._value(run, ops[0], unit), self._value(run, ops[1], unit), width)
         elif op in ("OpVariable", "OpLoopMerge", "OpSelectionMerge", "OpMemoryBarrier", "OpNop"):
             return
-        elif op in ("OpAccessChain", "OpInBoundsAccessChain"):
+        elif op in ("OpAccessChain", "OpInBoundsAccessChain", "OpPtrAccessChain"):
             value = self._chain(run, inst, unit)
+        elif op in ("OpConvertUToPtr", "OpConvertPtrToU"):
+            width = 64 if op == "OpConvertUToPtr" else self._width(inst.result_type)
+            value = self._value(run, ops[0], unit) & ((1 << width) - 1)
         elif op == "OpLoad" or op == "OpAtomicLoad":
             value = self._load_local(run, inst, unit)
         elif op in ("OpStore", "OpAtomicStore"):
@@ -312,7 +414,7 @@ class Interpreter:
         op = inst.opcode
         args = [self._value(run, o, unit) for o in inst.operands if isinstance(o, Id)]
         if op in BITS:
-            return lift(BITS[op], *args)
+            return lift((self.wide[inst.result].bits if inst.result in self.wide else BITS)[op], *args)
         if op in REDUCTIONS:
             return REDUCTIONS[op](args[0])
         if op in PAIRS:
@@ -346,12 +448,44 @@ class Interpreter:
             struct = self.view.types.get(self._pointee(_id(ops[0])))
             assert isinstance(struct, StructType)
             pointer = self._value(run, ops[0], unit)
+            if isinstance(pointer, int):
+                raise _error(inst, "the length of a runtime array behind a buffer reference is not known here")
             return self.types.of(pointer[1]).length(struct.members[_int(ops[1])])
         if op == "OpUndef":
             return self._zero(inst.result_type or -1)
-        if op == "OpExtInst" and str(ops[1]) in GLSL_STD:
-            return lift(GLSL_STD[str(ops[1])], *(self._value(run, o, unit) for o in ops[2:]))
+        name = str(ops[1]) if op == "OpExtInst" else ""
+        if name in GLSL_STD:
+            table = self.wide[inst.result or 0].glsl_std if inst.result in self.wide else GLSL_STD
+            return lift(table[name], *(self._value(run, o, unit) for o in ops[2:]))
+        if name in floats.GLSL_STD:
+            table = floats.WIDTHS[64 if inst.result in self.wide else 32].glsl_std
+            return lift(table[name], *(self._value(run, o, unit) for o in ops[2:]))
         raise _error(inst, f"{op if op != 'OpExtInst' else ops[1]} is not supported by the kernel interpreter")
+
+    def _converter(self, inst: Instruction) -> Any:
+        """One component's conversion between the widths `widths` recorded."""
+        source, width = self.widths.get(inst.result or 0, (32, 32))
+        source, width = abs(source), abs(width)
+        op = inst.opcode
+        if op in ("OpUConvert", "OpSConvert"):
+            return lambda a: resize(a, source, width, op == "OpSConvert")
+        if op in ("OpConvertUToF", "OpConvertSToF"):
+            return lambda a: floats.to_float(a, source, op == "OpConvertSToF", width)
+        if op in ("OpConvertFToU", "OpConvertFToS"):
+            return lambda a: floats.to_int(a, width, op == "OpConvertFToS", source)
+        if op == "OpFConvert":
+            return lambda a: floats.convert(a, source, width)
+        return lambda a: a  # OpBitcast of equal widths: the same bits
+
+    def _bitcast(self, inst: Instruction, value: Any) -> Any:
+        """OpBitcast: the same bits; a 64-bit scalar and a vector of two 32-bit words
+        (low first) are each other's bitcasts."""
+        source, width = self.widths.get(inst.result or 0, (32, 32))
+        if source == 64 and width == -2:
+            return split(value)
+        if source == -2 and width == 64:
+            return join(value)
+        return value
 
     # --- control flow -------------------------------------------------------
 
@@ -416,10 +550,10 @@ class Interpreter:
         raise InputError(f"the kernel reads %{ident} before it is defined (at {run.instruction.where()})")
 
     def _global_pointer(self, var: int, storage: str, unit: int) -> tuple[Any, ...]:
-        if storage == "Workgroup":
-            group = unit // _product(self.local_size)
-            start = self.layout.groups_at + group * self.layout.group_size + self.layout.group_base[var]
-            return (SHARED, var, start)
+        if (
+            storage == "Workgroup"
+        ):  # relative to the workgroup's copy (`access` adds its start): the same in every workgroup
+            return (SHARED, var, self.layout.group_base[var])
         if storage in ("StorageBuffer", "Uniform"):
             return (SHARED, var, self.layout.base[var])
         if storage == "Private":
@@ -438,8 +572,11 @@ class Interpreter:
             raise InputError(f"%{pointer} is used as a pointer but is not one")
         return kind.pointee
 
-    def _chain(self, run: Run, inst: Instruction, unit: int) -> tuple[Any, ...]:
-        space, key, offset = self._value(run, inst.operands[0], unit)
+    def _chain(self, run: Run, inst: Instruction, unit: int) -> Any:
+        base = self._value(run, inst.operands[0], unit)
+        if isinstance(base, int):
+            return self._physical_chain(run, inst, base, unit)
+        space, key, offset = base
         tid = self._pointee(_id(inst.operands[0]))
         types = self.types.of(key) if space == SHARED else self.types
         for operand in inst.operands[1:]:
@@ -459,6 +596,34 @@ class Interpreter:
                 tid = element
         return (space, key, offset)
 
+    def _physical_chain(self, run: Run, inst: Instruction, address: int, unit: int) -> int:
+        """An access chain from a buffer reference: its address plus the bytes the indexes
+        step over (Offset and ArrayStride decorations; the first index of OpPtrAccessChain
+        steps over whole elements of the pointer type's ArrayStride). Indexes are signed;
+        whether the address is in a buffer is asked where it is accessed."""
+        tid = self._pointee(_id(inst.operands[0]))
+        indexes = [(self._value(run, o, unit), self._width(self._type_of(_id(o)))) for o in inst.operands[1:]]
+        if inst.opcode == "OpPtrAccessChain":
+            (element, width), indexes = indexes[0], indexes[1:]
+            stride = self.view.decoration(self._type_of(_id(inst.operands[0])) or -1, "ArrayStride")
+            step = stride.value if stride is not None and isinstance(stride.value, int) else 4 * self.types.size(tid)
+            address += signed(element, width or 32) * step
+        for value, width in indexes:
+            index = signed(value, width or 32)
+            kind = self.view.types[tid]
+            if isinstance(kind, StructType):
+                address += 4 * self.types.member_offset(tid, index)
+                tid = kind.members[index]
+                continue
+            length = self.types.length(tid) if isinstance(kind, (ArrayType, VectorType)) else None
+            if length is not None and not 0 <= index < length:
+                raise _error(inst, f"index {index} is out of bounds of an array of length {length}")
+            element = self.types.element(tid) or -1
+            step = self.types.size(element) if isinstance(kind, VectorType) else self.types.stride(tid)
+            address += 4 * index * step
+            tid = element
+        return address & ((1 << 64) - 1)
+
     def _cells_of(self, run: Run, pointer: tuple[Any, ...]) -> list[int]:
         space, key = pointer[0], pointer[1]
         if space == FUNCTION:
@@ -477,13 +642,23 @@ class Interpreter:
         cells = self._cells_of(run, pointer)
         return _shape(self, tid, iter([cells[pointer[2] + at] for _, at in self.types.leaves(tid, "")]))
 
+    def _words(self, tid: int, value: Any) -> list[int]:
+        """A value of type `tid` as the 32-bit words of its cells, in `Types.leaves` order."""
+        kind = self.view.types.get(tid)
+        if isinstance(kind, StructType):
+            return [w for member, part in zip(kind.members, value) for w in self._words(member, part)]
+        element = self.types.element(tid)
+        if element is not None and isinstance(value, tuple):
+            return [w for part in value for w in self._words(element, part)]
+        return list(_split(value, self.types.words(tid)))
+
     def _store_local(self, run: Run, inst: Instruction, unit: int) -> None:
         pointer = self._value(run, inst.operands[0], unit)
         value = self._value(run, inst.operands[1 if inst.opcode == "OpStore" else 3], unit)
         cells = self._cells_of(run, pointer)
-        leaves = self.types.leaves(self._pointee(_id(inst.operands[0])), "")
-        for (_, at), scalar in zip(leaves, _scalars(value)):
-            cells[pointer[2] + at] = scalar
+        tid = self._pointee(_id(inst.operands[0]))
+        for (_, at), word in zip(self.types.leaves(tid, ""), self._words(tid, value)):
+            cells[pointer[2] + at] = word
 
     def _builtin(self, pointer: tuple[Any, ...], tid: int, unit: int) -> Any:
         name = self.view.builtin(pointer[1])
@@ -524,8 +699,8 @@ class Interpreter:
     def _flatten(self, tid: int, value: Any) -> list[int]:
         """A value of type `tid` as the cells of its layout."""
         cells = [0] * self.types.size(tid)
-        for (_, at), scalar in zip(self.types.leaves(tid, ""), _scalars(value)):
-            cells[at] = scalar
+        for (_, at), word in zip(self.types.leaves(tid, ""), self._words(tid, value)):
+            cells[at] = word
         return cells
 
     def _fresh_variables(self, code: Code) -> dict[int, list[int]]:
@@ -546,7 +721,7 @@ class Interpreter:
     def _constant(self, cid: int) -> Any:
         constant = self.view.constants[cid]
         if constant.value is not None and not self.types.length(constant.type):
-            return constant.value & MASK
+            return constant.value & ((1 << (64 if self.types.words(constant.type) == 2 else 32)) - 1)
         if constant.opcode.endswith("Composite"):
             return tuple(self._constant(part) for part in constant.constituents)
         return self._zero(constant.type)
@@ -563,10 +738,12 @@ class Interpreter:
 
 
 def _shape(interp: Interpreter, tid: int, scalars: Any) -> Any:
+    """A value of type `tid` from an iterator over its cells' words."""
     types = interp.types
     count = types.length(tid)
     if count is None:
-        return next(scalars)
+        low = next(scalars)
+        return low | next(scalars) << 32 if types.words(tid) == 2 else low
     kind = interp.view.types[tid]
     if isinstance(kind, StructType):
         return tuple(_shape(interp, m, scalars) for m in kind.members)
@@ -574,10 +751,9 @@ def _shape(interp: Interpreter, tid: int, scalars: Any) -> Any:
     return tuple(_shape(interp, element, scalars) for _ in range(count))
 
 
-def _scalars(value: Any) -> list[int]:
-    if isinstance(value, tuple):
-        return [s for part in value for s in _scalars(part)]
-    return [value]
+def _split(value: int, words: int) -> tuple[int, ...]:
+    """A scalar as the words of its cells: itself, or a 64-bit one's low and high words."""
+    return split(value) if words == 2 else (value,)
 
 
 def _insert(composite: Any, path: list[int], value: Any) -> Any:

@@ -11,16 +11,25 @@ compiler)` compares the module, as the compiler produced it (before any
   `imageAtomic*`; HLSL `Interlocked*`) must have an `OpAtomic*` instruction
   at the lines of its statement, as many as the statement has calls;
 - every loop (`while`, `for`, `do ... while`) whose condition names a
-  memory variable (a global that is not `const` or `static`: a buffer, its
-  members, `shared`/`groupshared`, a uniform) other than in an array's
+  memory variable (a global that is not `const` or `static`, and in GLSL has
+  a storage qualifier: a buffer, its members, `shared`/`groupshared`, a
+  uniform; an HLSL resource parameter or
+  local, `void wait(RWStructuredBuffer<uint> flags)`; a variable of a GLSL
+  buffer reference type) other than in an array's
   `.length()` (which reads no memory), or calls a function of the source
   that names one (itself or through the functions it calls: `while
   (load_flag(i) == 0)`), must keep a read of memory (an `OpLoad` not from a
   function-local variable, an `OpAtomic*`, or an `OpFunctionCall` of a
   function whose code keeps such a read, itself or through its calls) at the
-  lines of its condition; a compiler that inlined the call leaves the read at
-  the called function's lines, which count when they are in a block (of the
-  caller) that also has code at the condition's lines.
+  lines of its condition, inside the loop: in a block of the innermost loop
+  (OpLoopMerge: the blocks its header reaches and that reach it back, not
+  through its merge block) with code at the condition's lines (its
+  instructions' own lines; failing that, the lines carried over from the
+  block before), so a read the compiler hoisted out of the loop, still at the
+  condition's line, does not count (where no loop is left at those lines, as
+  for a loop unrolled, a read at them anywhere does); a compiler that inlined the call leaves the read at
+  the called function's lines, which count when they are in a block of that
+  loop that also has code at the condition's lines.
 
 `sources` maps each file name the module's lines use to that file's text and
 the text as the preprocessor leaves it (inactive `#if` branches blank, macros
@@ -32,7 +41,9 @@ Only functions the module has code of are checked (a function nobody calls
 may be left out). Lines come from the module's debug lines (an instruction
 without one takes the last line before it in its function); a module
 without any is not checked. Every problem is an InputError at its line,
-together in one InputErrors (exit 2). Pure.
+together in one InputErrors (exit 2). Code a macro expands to counts at the
+lines of the macro's `#define` too (and of the macros it uses): Slang puts it
+there, glslang at the line that uses the macro (`macros.py`). Pure.
 """
 
 from __future__ import annotations
@@ -43,6 +54,7 @@ from dataclasses import dataclass
 
 from progress.errors import InputError, InputErrors, SourcePosition
 from progress.front.spirv.ir import Id, Instruction, Module, SourceLine
+from progress.front.spirv.macros import Macro, definitions, spans
 
 ATOMIC_CALL = {
     "glsl": re.compile(r"\b(atomic(?:Add|Min|Max|And|Or|Xor|Exchange|CompSwap|Load|Store)|imageAtomic\w+)\s*\("),
@@ -59,6 +71,14 @@ _INSTANCE = re.compile(r"\s*([A-Za-z_]\w*)?\s*(?:\[[^\]]*\]\s*)*;")
 _ATTRIBUTES = re.compile(r"\b(?:layout|register|packoffset)\s*\([^)]*\)|\[\[.*?\]\]")
 _LENGTH = re.compile(r"[A-Za-z_][\w.]*(?:\[[^\]]*\][\w.]*)*\s*\.\s*length\s*\(\s*\)")
 """`buffer.values.length()`: a runtime array's length (OpArrayLength), no read of memory."""
+_RESOURCE = re.compile(
+    r"\b(?:globallycoherent\s+)?(?:RW|RasterizerOrdered)?(?:StructuredBuffer|ByteAddressBuffer|Buffer|"
+    r"Texture[123]D(?:Array)?|ConsumeStructuredBuffer|AppendStructuredBuffer|ConstantBuffer)\b\s*(?:<[^<>]*>)?"
+    r"\s*(?:&\s*)?([A-Za-z_]\w*)\s*[,)=;:\[]"
+)
+"""An HLSL resource declared anywhere (a parameter, a local): its name is memory."""
+_REFERENCE_TYPE = re.compile(r"\blayout\s*\([^)]*\bbuffer_reference\b[^)]*\)\s*(?:\w+\s+)*?buffer\s+([A-Za-z_]\w*)")
+"""A GLSL buffer reference type (GL_EXT_buffer_reference): a variable of it points to memory."""
 _DECLARED = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*(?::[^;]*)?(?:=[^;]*)?;")
 
 
@@ -77,21 +97,24 @@ def check_kept(module: Module, sources: Mapping[str, tuple[str, str]], kind: str
     if not lines:
         return
     atomics = _atomic_lines(module)
-    reads, blocks = _read_lines(module)
+    loops = _Loops(_read_blocks(module), _loop_bodies(module))
     texts = {file: _scanned(raw, active) for file, (raw, active) in sources.items()}
-    memory = _memory_names(module).union(*(_declared_memory(text) for text in texts.values()))
+    table = definitions({file: raw for file, (raw, _) in sources.items()})
+    declared = (_declared_memory(text, kind) | _aliased_memory(text) for text in texts.values())
+    memory = _memory_names(module).union(*declared)
     functions = [(file, *found) for file, text in texts.items() for found in _functions(text)]
     present = _present(functions, texts, lines)
     readers = _readers(functions, texts, memory)
-    inlined = _Inlined(functions, texts, blocks)
+    inlined = _Inlined(functions, texts)
     problems: list[InputError] = []
     for file, name, _first, _last, body in functions:
         if name not in present:
             continue
         raw, text = sources[file][0], texts[file]
-        problems += _missing_atomics(file, raw, text, body, atomics.get(file, []), kind, compiler)
-        wait = _Wait(reads.get(file, set()), memory, readers, inlined)
-        problems += _deleted_waits(file, raw, text, body, wait, compiler)
+        written = _Written(file, raw, text, table)
+        problems += _missing_atomics(written, body, atomics, kind, compiler)
+        wait = _Wait(loops, memory, readers, inlined)
+        problems += _deleted_waits(written, body, wait, compiler)
     if problems:
         raise InputErrors.joined(problems)
 
@@ -131,8 +154,37 @@ def _readers(
     return readers
 
 
-_Block = tuple[frozenset[tuple[str, int]], frozenset[tuple[str, int]]]
-"""A block of the module: the (file, line) of its code, and those of its reads of memory."""
+@dataclass(frozen=True)
+class _Block:
+    """A block of the module: its label, the (file, line) of its code and of its reads of memory."""
+
+    label: int
+    code: frozenset[tuple[str, int]]
+    reads: frozenset[tuple[str, int]]
+    carried: frozenset[tuple[str, int]] = frozenset()
+    """The lines of its code as `_located` gives them (a line carried over from the block before)."""
+
+
+class _Loops:
+    """The module's blocks and loops: where a wait's condition has to keep its read."""
+
+    def __init__(self, blocks: list[_Block], bodies: list[frozenset[int]]):
+        self.blocks = blocks
+        self.bodies = bodies
+
+    def scope(self, file: str, first: int, last: int) -> list[_Block]:
+        """The blocks of the innermost loop with code at `file` lines `first..last` (a read
+        hoisted out of it does not count); every block where no loop has (a loop the
+        compiler unrolled keeps no loop)."""
+        for lines in ("code", "carried"):  # a loop left without lines of its own: by the lines carried
+            at = {b.label for b in self.blocks if any(f == file and first <= n <= last for f, n in getattr(b, lines))}
+            holding = [body for body in self.bodies if body & at]
+            if holding:
+                break
+        else:
+            return self.blocks
+        inner = min(holding, key=len)
+        return [b for b in self.blocks if b.label in inner]
 
 
 class _Inlined:
@@ -143,7 +195,6 @@ class _Inlined:
         self,
         functions: list[tuple[str, str, int, int, tuple[int, int]]],
         texts: Mapping[str, str],
-        blocks: list[_Block],
     ):
         self.ranges: dict[str, list[tuple[str, int, int]]] = {}
         bodies: dict[str, str] = {}
@@ -151,11 +202,10 @@ class _Inlined:
             self.ranges.setdefault(name, []).append((file, first, last))
             bodies[name] = bodies.get(name, "") + texts[file][body[0] : body[1]]
         self.calls = {name: _called(body) & bodies.keys() for name, body in bodies.items()}
-        self.blocks = blocks
 
-    def kept(self, file: str, first: int, last: int, called: set[str]) -> bool:
-        """Whether a block with code at `file` lines `first..last` reads memory at a line of
-        a function in `called` or of one they call."""
+    def kept(self, file: str, first: int, last: int, called: set[str], blocks: list[_Block]) -> bool:
+        """Whether one of `blocks` with code at `file` lines `first..last` reads memory at a
+        line of a function in `called` or of one they call."""
         reached, pending = set(called), list(called)
         while pending:
             for callee in self.calls.get(pending.pop(), set()) - reached:
@@ -163,21 +213,30 @@ class _Inlined:
                 pending.append(callee)
         spans = [span for name in sorted(reached) for span in self.ranges.get(name, [])]
         return any(
-            any(f == file and first <= n <= last for f, n in code)
-            and any(f == g and a <= n <= b for f, n in reads for g, a, b in spans)
-            for code, reads in self.blocks
+            any(f == file and first <= n <= last for f, n in block.code)
+            and any(f == g and a <= n <= b for f, n in block.reads for g, a, b in spans)
+            for block in blocks
         )
 
 
 @dataclass(frozen=True)
 class _Wait:
-    """What deciding whether a wait was kept needs: the lines of the file with a read of
-    memory, the memory's names, the functions that name memory, inlined reads."""
+    """What deciding whether a wait was kept needs: the module's blocks and loops, the
+    memory's names, the functions that name memory, inlined reads."""
 
-    reads: set[int]
+    loops: _Loops
     memory: set[str]
     readers: Mapping[str, str]
     inlined: _Inlined
+
+    def kept(self, file: str, first: int, last: int, called: set[str]) -> bool:
+        """Whether the innermost loop at the condition's lines `first..last` reads memory
+        there, or (an inlined call of `called`) at a called function's line in a block
+        with code at the condition's lines."""
+        blocks = self.loops.scope(file, first, last)
+        if any(f == file and first <= n <= last for block in blocks for f, n in block.reads):
+            return True
+        return bool(called) and self.inlined.kept(file, first, last, called, blocks)
 
 
 def _named_memory(text: str, memory: set[str]) -> list[str]:
@@ -222,30 +281,66 @@ def _atomic_lines(module: Module) -> dict[str, list[int]]:
     return found
 
 
-def _read_lines(module: Module) -> tuple[dict[str, set[int]], list[_Block]]:
-    """File -> the lines with a read of memory (a load not rooted in a local variable, an
-    atomic, or a call of a function that reads memory); and each block's lines and reads."""
+def _read_blocks(module: Module) -> list[_Block]:
+    """Each block of the module's functions: its label, the lines of its code (those its
+    instructions have) and of its reads of memory (a load not rooted in a local variable,
+    an atomic, or a call of a function that reads memory; lines as `_located` gives them)."""
     definitions = {i.result: i for i in module.instructions if i.result is not None}
     readers = _module_readers(module, definitions)
-    found: dict[str, set[int]] = {}
     blocks: list[_Block] = []
-    code: set[tuple[str, int]] = set()
-    reads: set[tuple[str, int]] = set()
+    label, code, reads, carried = 0, set[tuple[str, int]](), set[tuple[str, int]](), set[tuple[str, int]]()
     last: SourceLine | None = None
-    for inst in module.instructions:  # as `_located`, with every block's start seen
+    for inst in module.instructions:
         if inst.opcode in ("OpFunction", "OpLabel", "OpFunctionEnd"):
-            blocks.append((frozenset(code), frozenset(reads)))
-            code, reads = set(), set()
+            blocks.append(_Block(label, frozenset(code), frozenset(reads), frozenset(carried)))
+            label = (inst.result or 0) if inst.opcode == "OpLabel" else 0
+            code, reads, carried = set(), set(), set()
         last = None if inst.opcode == "OpFunction" else inst.source or last
-        if last is None:
-            continue
-        source = last
-        code.add((source.file, source.line))
-        if _reads(inst, definitions, readers):
-            found.setdefault(source.file, set()).add(source.line)
-            reads.add((source.file, source.line))
-    blocks.append((frozenset(code), frozenset(reads)))
-    return found, [block for block in blocks if block[1]]
+        if inst.source is not None:  # a line carried into the next block is not code there
+            code.add((inst.source.file, inst.source.line))
+        if last is not None and inst.opcode != "OpLabel":
+            carried.add((last.file, last.line))
+            if _reads(inst, definitions, readers):
+                reads.add((last.file, last.line))
+    blocks.append(_Block(label, frozenset(code), frozenset(reads), frozenset(carried)))
+    return [block for block in blocks if block.carried]
+
+
+def _loop_bodies(module: Module) -> list[frozenset[int]]:
+    """For each OpLoopMerge, the labels of its loop: the blocks its header reaches and that
+    reach the header back, neither through the loop's merge block."""
+    successors: dict[int, list[int]] = {}
+    headers: list[tuple[int, int]] = []
+    label = 0
+    for inst in module.instructions:
+        if inst.opcode == "OpLabel" and inst.result is not None:
+            label = inst.result
+            successors[label] = []
+        elif inst.opcode == "OpLoopMerge" and label:
+            headers.append((label, _ref(inst.operands[0])))
+        elif inst.opcode in ("OpBranch", "OpBranchConditional", "OpSwitch") and label:
+            first = 0 if inst.opcode == "OpBranch" else 1  # a condition or a selector first
+            successors[label] += [op.value for op in inst.operands[first:] if isinstance(op, Id)]
+    predecessors: dict[int, list[int]] = {}
+    for source, targets in successors.items():
+        for target in targets:
+            predecessors.setdefault(target, []).append(source)
+    return [
+        frozenset(_reached(header, successors, merge) & _reached(header, predecessors, merge) | {header})
+        for header, merge in headers
+    ]
+
+
+def _reached(start: int, edges: Mapping[int, list[int]], wall: int) -> set[int]:
+    """The blocks reached from `start` along `edges`, not through `wall`."""
+    seen: set[int] = set()
+    pending = [start]
+    while pending:
+        for following in edges.get(pending.pop(), []):
+            if following != wall and following not in seen:
+                seen.add(following)
+                pending.append(following)
+    return seen
 
 
 def _reads(inst: Instruction, definitions: Mapping[int, Instruction], readers: set[int]) -> bool:
@@ -372,8 +467,10 @@ def _top_blocks(text: str) -> Iterator[tuple[str, int, int]]:
             start = at + 1
 
 
-def _declared_memory(text: str) -> set[str]:
-    """Names of memory the source declares at the top level (see the module's contract)."""
+def _declared_memory(text: str, kind: str) -> set[str]:
+    """Names of memory the source declares at the top level (see the module's contract): in
+    GLSL only with a storage qualifier (`shared`, `buffer`, `uniform`): a plain global is
+    the invocation's own (Private), as HLSL's `static` one is."""
     names: set[str] = set()
     depth, start, header, body_start, skip = 0, 0, "", 0, False
     for at, char in enumerate(text):
@@ -392,9 +489,24 @@ def _declared_memory(text: str) -> set[str]:
                     skip = tail is not None
         elif char == ";" and depth == 0:
             declaration = text[start : at + 1]
-            if not skip and not _NOT_MEMORY.search(declaration) and "(" not in _ATTRIBUTES.sub("", declaration):
+            qualified = kind != "glsl" or _BLOCK.search(declaration)
+            if (
+                not skip
+                and qualified
+                and not _NOT_MEMORY.search(declaration)
+                and "(" not in _ATTRIBUTES.sub("", declaration)
+            ):
                 names |= set(_DECLARED.findall(declaration))
             start, skip = at + 1, False
+    return names
+
+
+def _aliased_memory(text: str) -> set[str]:
+    """Names that are memory without being a global of it: HLSL resources passed as
+    parameters or held in locals, GLSL variables of a buffer reference type."""
+    names = set(_RESOURCE.findall(text))
+    for kind in set(_REFERENCE_TYPE.findall(text)):
+        names |= set(re.findall(rf"\b{kind}\s+([A-Za-z_]\w*)\s*[,)=;\[]", text))
     return names
 
 
@@ -416,17 +528,36 @@ def _statements(text: str, body: tuple[int, int]) -> Iterator[_Statement]:
             start = at + 1
 
 
+@dataclass(frozen=True)
+class _Written:
+    """A file as written (`raw`) and as scanned (`text`), and the macros of every file: code a
+    macro expands to may sit at the lines of its `#define` (Slang's lines, `macros.py`)."""
+
+    file: str
+    raw: str
+    text: str
+    table: Mapping[str, list[Macro]]
+
+    def macro_spans(self, first: int, last: int) -> list[tuple[str, int, int]]:
+        """The definitions of the macros the file's lines `first..last` use, as written."""
+        return spans(self.table, "\n".join(self.raw.split("\n")[first - 1 : last]))
+
+
 def _missing_atomics(
-    file: str, raw: str, text: str, body: tuple[int, int], atomics: list[int], kind: str, compiler: str
+    written: _Written, body: tuple[int, int], atomics: Mapping[str, list[int]], kind: str, compiler: str
 ) -> list[InputError]:
     pattern = ATOMIC_CALL[kind]
     problems: list[InputError] = []
+    file, raw, text = written.file, written.raw, written.text
     for group in _overlapping(_statements(text, body)):
         calls = [(s, m) for s in group for m in pattern.finditer(s.text)]
         if not calls:
             continue
         first, last = min(s.first for s in group), max(s.last for s in group)
-        found = sum(1 for line in atomics if first <= line <= last)
+        found = sum(1 for line in atomics.get(file, []) if first <= line <= last)
+        if found < len(calls):  # the atomics of a macro's expansion at the macro's lines count too
+            macro = written.macro_spans(first, last)
+            found += sum(1 for f, a, b in macro for line in atomics.get(f, []) if a <= line <= b)
         if found < len(calls):
             statement, match = calls[found]
             problems.append(
@@ -439,15 +570,9 @@ def _missing_atomics(
     return problems
 
 
-def _deleted_waits(
-    file: str,
-    raw: str,
-    text: str,
-    body: tuple[int, int],
-    wait: _Wait,
-    compiler: str,
-) -> list[InputError]:
+def _deleted_waits(written: _Written, body: tuple[int, int], wait: _Wait, compiler: str) -> list[InputError]:
     problems: list[InputError] = []
+    file, raw, text = written.file, written.raw, written.text
     for statement in _statements(text, body):
         for loop in LOOP.finditer(statement.text):
             condition = _condition(statement.text, loop.end() - 1, loop.group(1))
@@ -460,8 +585,8 @@ def _deleted_waits(
             if not named:
                 continue
             first, last = _line(text, offset), _line(text, offset + len(words))
-            kept = any(first <= line <= last for line in wait.reads)
-            if not kept and not (called and wait.inlined.kept(file, first, last, called)):
+            places = [(file, first, last), *written.macro_spans(first, last)]
+            if not any(wait.kept(f, a, b, called) for f, a, b in places):
                 problems.append(
                     InputError(
                         f"{compiler} left no read of {named[0]} in this loop's condition (the wait was "

@@ -23,6 +23,7 @@ from progress.front.spirv.code import successors
 from progress.front.spirv.execute import COLLECTIVE, LOOPING, POISED, RETURNED, WAITING, Access, Interpreter
 from progress.front.spirv.ir import Id, Instruction, Module
 from progress.front.spirv.layout import Types, runtime_lengths, shared_layout
+from progress.front.spirv.phases import PhaseWrites
 
 MAX_PER_WORKGROUP = MAX_LOCAL_SIZE
 """Invocations in one workgroup at most (x * y * z; Vulkan guarantees 1024 along x). Past these limits a
@@ -46,7 +47,7 @@ class Launch:
     buffers: Mapping[str, int]
     init: tuple[tuple[str, int | None, int], ...] = ()
     entry: str | None = None
-    push: tuple[tuple[str, int | None, int], ...] = ()
+    push: tuple[tuple[str, int | None, int | str], ...] = ()
     subgroup_size: int | None = None
 
 
@@ -66,8 +67,8 @@ class KernelSystem:
             raise InputError(f"{path}: the entry point {entry.name!r} has no LocalSize")
         per_group = size[0] * size[1] * size[2]
         _check_launch(launch.workgroups, per_group, path)
-        types = Types(view, runtime_lengths(view, launch.buffers, path))
-        self.layout = shared_layout(view, types, launch.workgroups, launch.init, path, launch.push)
+        types = Types(view, runtime_lengths(view, launch.buffers, path, launch.push))
+        self.layout = shared_layout(view, types, launch.workgroups, launch.init, path, launch.push, launch.buffers)
         self.per_group = per_group
         self.subgroup_size = min(launch.subgroup_size or per_group, per_group)
         """Invocations per subgroup (docs/semantics.md section 10); the whole workgroup unless given."""
@@ -98,6 +99,7 @@ class KernelSystem:
         self._after: dict[tuple[int, int, tuple[int, ...]], tuple[tuple[tuple[int, int], ...], int]] = {}
         self._released: dict[tuple[int, int], int] = {}
         self._id_free: list[bool] = []  # per local state number, filled on demand
+        self._phase_writes: list[int] = []  # likewise
         self._barriers: dict[tuple[Any, ...], int] = {}
 
     # --- the System protocol ------------------------------------------------
@@ -279,6 +281,59 @@ class KernelSystem:
             free.append(state[0] == RETURNED or not any(reads(f[0], f[1], f[2]) for f in state[1]))
         return free[local]
 
+    def workgroup_cells(self) -> tuple[int, int] | None:
+        """(first Workgroup cell, Workgroup cells per workgroup) when no
+        instruction names a workgroup id built-in (WorkgroupId,
+        GlobalInvocationId) and the kernel has no subgroup steps
+        (docs/semantics.md section 14's condition on the code: pointers into
+        Workgroup memory are relative to the workgroup's copy, so local
+        states never name their workgroup); else None."""
+        if self.collective or len(set(self.groups)) < 2:
+            return None
+        view = self.interpreter.view
+        named = {
+            v.id for v in view.variables.values() if v.storage_class == "Input" and view.builtin(v.id) in GROUP_IDS
+        }
+        for code in self.interpreter.codes.values():
+            for block in code.blocks:
+                for inst in block.instructions:
+                    if any(isinstance(o, Id) and o.value in named for o in inst.operands):
+                        return None
+        return self.layout.groups_at, self.layout.group_size
+
+    def phase_bit(self, cell: int) -> int:
+        """The bit of the Workgroup variable that holds `cell` in `phase_writes`'s
+        masks, 0 for a cell that is not Workgroup memory (docs/semantics.md section 15)."""
+        bits = self._cell_bits
+        return bits[cell] if cell < len(bits) else 0
+
+    def phase_writes(self, local: int) -> int:
+        """The Workgroup variables (a mask of `phase_bit`s) that a unit in local
+        state `local` may write before it next arrives at a Workgroup barrier
+        (docs/semantics.md section 15; `phases.PhaseWrites`): 0 for one that waits or has returned."""
+        found = self._phase_writes
+        while len(found) <= local:
+            state = self._locals[len(found)]
+            found.append(self._phases.pending(state[1]) if state[0] in (POISED, LOOPING) else 0)
+        return found[local]
+
+    @cached_property
+    def _cell_bits(self) -> list[int]:
+        layout, phases = self.layout, self._phases
+        bits = [0] * self._cells
+        size = layout.group_size
+        for var, base in layout.group_base.items():
+            width = (sorted([b for b in layout.group_base.values() if b > base]) or [size])[0] - base
+            for w in range((self._cells - layout.groups_at) // max(1, size)):
+                for at in range(width):
+                    bits[layout.groups_at + w * size + base + at] = phases.bit(var)
+        return bits
+
+    @cached_property
+    def _phases(self) -> PhaseWrites:
+        interpreter = self.interpreter
+        return PhaseWrites(interpreter.view, interpreter.codes, interpreter.constants)
+
     @cached_property
     def _reads(self) -> _IdReads:
         return _IdReads(self.interpreter, PER_INVOCATION)
@@ -438,6 +493,10 @@ PER_INVOCATION = frozenset(
     {"LocalInvocationId", "LocalInvocationIndex", "GlobalInvocationId", "SubgroupLocalInvocationId", "SubgroupId"}
 )
 """The built-ins whose value differs between invocations of one workgroup."""
+
+
+GROUP_IDS = frozenset({"WorkgroupId", "GlobalInvocationId"})
+"""The built-ins whose value differs between workgroups (section 14)."""
 
 
 def _has_collective(interpreter: Interpreter) -> bool:

@@ -16,11 +16,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from progress.errors import InputError, InputErrors
+from progress.front.spirv import addresses
+from progress.front.spirv.addresses import Range
 from progress.front.spirv.ir import (
     ArrayType,
     BoolType,
+    FloatType,
     IntType,
     ModuleView,
+    PointerType,
     RuntimeArrayType,
     StructType,
     Variable,
@@ -55,10 +59,23 @@ class Types:
                 found.runtime = {array: self.lengths.get(var, 0)}
         return found
 
-    def size(self, tid: int) -> int:
+    def words(self, tid: int) -> int:
+        """32-bit cells of a scalar type: 2 for a 64-bit integer or float and for a
+        physical pointer (its 64-bit address), 1 for the others (0: not a scalar)."""
         kind = self.view.types.get(tid)
-        if isinstance(kind, (IntType, BoolType)):
+        if isinstance(kind, (IntType, FloatType)):
+            return 2 if kind.width == 64 else 1
+        if isinstance(kind, BoolType):
             return 1
+        if isinstance(kind, PointerType) and kind.storage_class == "PhysicalStorageBuffer":
+            return 2
+        return 0
+
+    def size(self, tid: int) -> int:
+        words = self.words(tid)
+        if words:
+            return words
+        kind = self.view.types.get(tid)
         if isinstance(kind, VectorType):
             return kind.count * self.size(kind.component)
         if isinstance(kind, ArrayType):
@@ -112,13 +129,19 @@ class Types:
         return None
 
     def leaves(self, tid: int, name: str, offset: int = 0) -> list[tuple[str, int]]:
-        """Every scalar cell of a value of type `tid` at `offset`, named as a path."""
+        """Every cell of a value of type `tid` at `offset`, named as a path: one a scalar,
+        two (`x`, then `x:hi`) a 64-bit one."""
+        words = self.words(tid)
+        if words:
+            return [(name, offset)] if words == 1 else [(name, offset), (name + HI, offset + 1)]
         kind = self.view.types.get(tid)
-        if isinstance(kind, (IntType, BoolType)):
-            return [(name, offset)]
         if isinstance(kind, VectorType):
             size = self.size(kind.component)
-            return [(f"{name}.{'xyzw'[i]}", offset + i * size) for i in range(kind.count)]
+            return [
+                cell
+                for i in range(kind.count)
+                for cell in self.leaves(kind.component, f"{name}.{'xyzw'[i]}", offset + i * size)
+            ]
         if isinstance(kind, (ArrayType, RuntimeArrayType)):
             stride = self.stride(tid)
             count = self.length(tid) or 0
@@ -137,6 +160,8 @@ class Types:
         raise InputError(f"a value of type %{tid} cannot be kept in 32-bit cells")
 
 
+HI = ":hi"
+"""The name of a 64-bit value's high word is the value's name and this."""
 SLANG_WRAPPER = "__member0"
 """The one member of the block Slang wraps a structured buffer's array in: its cells are
 named after the buffer alone (`b[1]`, not `b.__member0[1]`)."""
@@ -158,6 +183,8 @@ class SharedLayout:
     initial: tuple[int, ...]
     push: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
     """Each PushConstant variable's cells (read-only, local to every invocation, not shared)."""
+    ranges: tuple[Range, ...] = ()
+    """The buffers and raw regions a buffer reference can address, in order (addresses.py)."""
 
 
 def variable_name(view: ModuleView, var: Variable) -> str:
@@ -207,14 +234,21 @@ def runtime_names(view: ModuleView) -> dict[int, tuple[str, ...]]:
     }
 
 
-def runtime_lengths(view: ModuleView, buffers: Mapping[str, int], path: str) -> dict[int, int]:
+def runtime_lengths(
+    view: ModuleView,
+    buffers: Mapping[str, int],
+    path: str,
+    push: tuple[tuple[str, int | None, int | str], ...] = (),
+) -> dict[int, int]:
     """Each variable ending in a runtime array -> its length by the `--buffer NAME=LEN` items.
     A name sizes the variables it names at its most specific level (a variable's own name
     before a member's, a member's before a block type's), and a variable takes the most
     specific name given for it. Every runtime array the code uses needs a length; one it never
-    uses is empty unless given."""
+    uses is empty unless given. A name a `--push NAME=@REGION` address names is a raw region's
+    size instead (addresses.py)."""
     wanted = runtime_names(view)
     known = {alias for aliases in wanted.values() for alias in aliases}
+    known |= {target[0] for _, _, v in push if isinstance(v, str) and (target := addresses.parse(v))}
     problems: list[InputError] = []
     for name, length in buffers.items():
         if name not in known:
@@ -284,12 +318,16 @@ def shared_layout(
     workgroups: int,
     init: tuple[tuple[str, int | None, int], ...],
     path: str,
-    push: tuple[tuple[str, int | None, int], ...] = (),
+    push: tuple[tuple[str, int | None, int | str], ...] = (),
+    buffers: Mapping[str, int] | None = None,
 ) -> SharedLayout:
+    """Buffers first (then the raw regions `--push` addresses name, `NAME[i]` a word each),
+    then one copy of the Workgroup variables per workgroup."""
     base: dict[int, int] = {}
     group_base: dict[int, int] = {}
     names: list[tuple[str, int]] = []
     group_names: list[tuple[str, int]] = []
+    ranges: list[Range] = []
     top = group_top = 0
     for var in shared_variables(view):
         own = types.of(var.id)
@@ -301,13 +339,36 @@ def shared_layout(
         else:
             base[var.id] = top
             names += [(name, top + at) for name, at in leaves]
+            ranges.append(Range(variable_name(view, var) or view.names.get(var.pointee, f"%{var.id}"), top, 0))
             top += own.size(var.pointee)
+            ranges[-1] = Range(ranges[-1].name, ranges[-1].start, top - ranges[-1].start)
+    bound = {r.name for r in ranges}
+    for name, words in addresses.regions(push, bound, buffers or {}, path).items():
+        names += [(f"{name}[{i}]", top + i) for i in range(words)]
+        ranges.append(Range(name, top, words))
+        top += words
     for w in range(workgroups):
         names += [(f"wg{w}:{name}", top + w * group_top + at) for name, at in group_names]
     cells = [0] * (top + workgroups * group_top)
     _initialize(cells, names, init, path)
-    constants = push_constants(view, types, push, path)
-    return SharedLayout(base, group_base, group_top, top, tuple(names), tuple(cells), constants)
+    constants = push_constants(view, types, _addressed(push, ranges, path), path)
+    return SharedLayout(base, group_base, group_top, top, tuple(names), tuple(cells), constants, tuple(ranges))
+
+
+def _addressed(
+    push: tuple[tuple[str, int | None, int | str], ...], ranges: list[Range], path: str
+) -> tuple[tuple[str, int | None, int], ...]:
+    """`--push` items with each `@BUFFER[+BYTES]` replaced by that address."""
+    index = {r.name: i for i, r in enumerate(ranges)}
+    found = []
+    for name, element, value in push:
+        if isinstance(value, str):
+            target = addresses.parse(value)
+            if target is None or target[0] not in index:
+                raise InputError(f"{path}: --push {name}={value}: no buffer is called {value[1:]!r}")
+            value = addresses.address_of(index[target[0]], target[1])
+        found.append((name, element, value))
+    return tuple(found)
 
 
 def push_constants(
@@ -343,19 +404,22 @@ def _initialize(
 ) -> None:
     """`--init NAME=V` sets every cell of NAME (a scalar, an array, a struct; a Workgroup
     variable's in every workgroup, or `wgN:NAME` in one); `--init NAME[i]=V` one element's
-    cells. Values are 32-bit (negative ones wrap)."""
+    cells. Values are 32-bit (negative ones wrap); a 64-bit cell takes a 64-bit value, its
+    high word (`NAME:hi`) the high half."""
     problems: list[InputError] = []
     for name, index, value in init:
         target = name if index is None else f"{name}[{index}]"
-        chosen = [at for cell, at in names if _within(cell, target)]
+        chosen = [(cell, at) for cell, at in names if _within(cell.removesuffix(HI), target)]
+        wide = any(cell.endswith(HI) for cell, _ in chosen)
         if not chosen:
             problems.append(
                 InputError(f"{path}: {option} {target}={value}: no {what} is called {target!r}" + _hint(names, what))
             )
-        elif not -(2**31) <= value < 2**32:
-            problems.append(InputError(f"{path}: {option} {target}={value}: the value does not fit in 32 bits"))
-        for at in chosen:
-            cells[at] = value & 0xFFFFFFFF
+        elif not (-(2**63) <= value < 2**64 if wide else -(2**31) <= value < 2**32):
+            bits = 64 if wide else 32
+            problems.append(InputError(f"{path}: {option} {target}={value}: the value does not fit in {bits} bits"))
+        for cell, at in chosen:
+            cells[at] = (value >> 32 if cell.endswith(HI) else value) & 0xFFFFFFFF
     if problems:  # every item's problem at once
         raise InputErrors.joined(problems)
 

@@ -129,8 +129,11 @@ def load_kernel(
     entry = header.overridden_by(given).entry
     if kind == "wgsl":  # the overrides take --spec (WebGPU's pipeline constants) before naga runs
         wanted = header.overridden_by(given)
-        compiled = wgsl_to_spirv(text, name, limits, wanted.spec, wanted.local_size, wanted.entry)
+        yields = header.spec_over_size(given)
+        compiled = wgsl_to_spirv(text, name, limits, wanted.spec, wanted.local_size, wanted.entry, yields)
         header, given = replace(header, spec=()), replace(given, spec=())
+        if yields:  # the command line's --spec set the size the header's --local-size named
+            header = replace(header, local_size=None)
         loaded = _finish(compiled.binary, name, text, header, given, optimized, kind, limits)
         return replace(loaded, notes=compiled.notes)
     if kind == "spvasm":
@@ -241,7 +244,8 @@ def _checked(
     _validate(module, binary, name, limits)
     settings = header.overridden_by(given)
     chosen = None if kind == "hlsl" else settings.entry  # Slang compiled only that entry point, and calls it main
-    module = specialize(module, settings.spec, settings.local_size, module.view.entry_point(chosen), name)
+    yields = header.spec_over_size(given)
+    module = specialize(module, settings.spec, settings.local_size, module.view.entry_point(chosen), name, text, yields)
     entry = check_subset(module, name, chosen)
     return LoadedKernel(module, settings, text, binary, entry, removed)
 

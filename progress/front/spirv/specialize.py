@@ -13,22 +13,26 @@ every entry point's LocalSize (or LocalSizeId) says the size it now has.
 
 `local_size` (`--local-size X,Y,Z`) sets the workgroup size where the kernel
 reads it: the specialization constants it is made of (`local_size_x_id`,
-LocalSizeId; one that `spec` names is `spec`'s), or the built-in WorkgroupSize
-constant (`gl_WorkGroupSize`) that
-the code reads, which is given constants of its own. A size written into the
+LocalSizeId), or the built-in WorkgroupSize constant (`gl_WorkGroupSize`) that
+the code reads, which is given constants of its own. A `--spec` of a size's
+constant with another value than `--local-size` gives it is refused, both named
+at the line that declares the size (`text`), unless its key is in `yields`: a
+`--spec` given where the size was not (the command line over the header) wins. A size written into the
 kernel and never read as gl_WorkGroupSize is refused unless it is the one asked
 for: the code may depend on it in ways no rewrite can see. Pure.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from progress.errors import InputError
+from progress.errors import InputError, SourcePosition
 from progress.front.spirv.ir import BoolType, Constant, EntryPoint, Id, Instruction, Module, ModuleView
 from progress.front.spirv.layout import referenced_ids
-from progress.front.spirv.values import BINARY, MASK, UNARY, Fault, lift
+from progress.front.spirv.values import MASK, WIDTHS, Fault, Tables, lift
+from progress.source import source_lines
 
 Value = int | tuple  # a scalar's 32-bit pattern, or a composite's parts
 
@@ -39,15 +43,21 @@ def specialize(
     local_size: tuple[int, int, int] | None,
     entry: EntryPoint | None,
     path: str,
+    text: str = "",
+    yields: frozenset[str] = frozenset(),
 ) -> Module:
     """`module` specialized (see the module's contract); an InputError names a `--spec`
-    that matches no constant, a value its constant cannot hold, a size that cannot be set."""
+    that matches no constant, a value its constant cannot hold, a size that cannot be set,
+    a `--spec` and a `--local-size` that give one constant two values."""
     view = module.view
-    given = _given_values(view, spec, path)
+    given, keys = _given_values(view, spec, path)
     fresh: dict[int, tuple[int, ...]] = {}
     if local_size is not None and entry is not None:
         size_values, fresh = _local_size(view, entry, local_size, path)
-        given = size_values | given  # a size constant --spec names is --spec's
+        for cid, value in size_values.items():
+            if cid in given and given[cid] != value and keys[cid] not in yields:
+                raise _both(view, cid, keys[cid], given[cid], local_size, path, text)
+        given = size_values | given
     if not given and not fresh and not any(c.is_spec for c in view.constants.values()):
         return module
     return _sized(_rewritten(module, given, fresh, path))
@@ -69,10 +79,13 @@ def _sized(module: Module) -> Module:
     return replace(module, instructions=tuple(out))
 
 
-def _given_values(view: ModuleView, spec: tuple[tuple[str, int], ...], path: str) -> dict[int, int]:
-    """`--spec` items as constant id -> value."""
+def _given_values(
+    view: ModuleView, spec: tuple[tuple[str, int], ...], path: str
+) -> tuple[dict[int, int], dict[int, str]]:
+    """`--spec` items as constant id -> value, and constant id -> the key that gave it."""
     specs = [c for c in view.constants.values() if c.opcode in _SCALAR_SPECS]
     values: dict[int, int] = {}
+    keys: dict[int, str] = {}
     for key, value in spec:
         matches = [c for c in specs if (str(c.spec_id) == key if key.isdigit() else view.names.get(c.id) == key)]
         if not matches:
@@ -83,7 +96,27 @@ def _given_values(view: ModuleView, spec: tuple[tuple[str, int], ...], path: str
             if isinstance(view.types.get(constant.type), BoolType) and value not in (0, 1):
                 raise InputError(f"{path}: --spec {key}={value}: the constant is a bool (true, false, 1 or 0)")
             values[constant.id] = value
-    return values
+            keys[constant.id] = key
+    return values, keys
+
+
+def _both(
+    view: ModuleView, cid: int, key: str, value: int, size: tuple[int, int, int], path: str, text: str
+) -> InputError:
+    """`--spec key=value` against the `--local-size` that sets the same constant otherwise."""
+    constant = view.constants[cid]
+    message = (
+        f"--spec {key}={value} and --local-size {_size(size)} both set the specialization constant "
+        f"{constant.spec_id}"
+        + (f" ({view.names[cid]})" if view.names.get(cid) else "")
+        + ", the workgroup size: give one of them (a --spec on the command line wins over the header's --local-size)"
+    )
+    pattern = re.compile(rf"local_size_[xyz]_id\s*=\s*{constant.spec_id}\b|\bSpecId\s+{constant.spec_id}\b")
+    for number, line in enumerate(source_lines(text), 1):
+        found = pattern.search(line)
+        if found:
+            return InputError(message, SourcePosition(path, number, found.start() + 1, line))
+    return InputError(f"{path}: {message}")
 
 
 def _known(view: ModuleView, specs: list[Constant], key: str) -> str:
@@ -227,13 +260,27 @@ def _value(
     if constant.opcode == "OpSpecConstantComposite":
         return tuple(known[part] for part in constant.constituents)
     try:
-        return _operation(inst, known)
+        wide = any(_is_wide(view, _type_of(view, o)) for o in inst.operands[1:])
+        return _operation(inst, known, WIDTHS[64] if wide else WIDTHS[32])
     except (Fault, KeyError, IndexError, TypeError) as error:
         raise _at(inst, path, f"{inst.operands[0]} cannot be evaluated ({error})") from None
 
 
-def _operation(inst: Instruction, known: dict[int, Value]) -> Value:
-    """An OpSpecConstantOp's value from its operands' (`known`)."""
+def _type_of(view: ModuleView, operand: object) -> int | None:
+    source = view.definitions.get(operand.value) if isinstance(operand, Id) else None
+    return source.result_type if source is not None else None
+
+
+def _is_wide(view: ModuleView, tid: int | None) -> bool:
+    """A 64-bit scalar type, or a vector of them (the evaluation's tables are 32-bit)."""
+    kind = view.types.get(tid or -1)
+    kind = view.types.get(getattr(kind, "component", -1), kind)
+    return getattr(kind, "width", 32) == 64
+
+
+def _operation(inst: Instruction, known: dict[int, Value], tables: Tables = WIDTHS[32]) -> Value:
+    """An OpSpecConstantOp's value from its operands' (`known`), at its operands' width
+    (`tables`: an integer conversion's result is masked to its own width when made a constant)."""
     op, ops = str(inst.operands[0]), inst.operands[1:]
 
     def arg(i: int) -> Value:
@@ -241,10 +288,12 @@ def _operation(inst: Instruction, known: dict[int, Value]) -> Value:
         assert isinstance(operand, Id)
         return known[operand.value]
 
-    if op in BINARY:
-        return lift(BINARY[op], arg(0), arg(1))  # type: ignore[return-value]
-    if op in UNARY:
-        return lift(UNARY[op], arg(0))  # type: ignore[return-value]
+    if op in tables.binary:
+        return lift(tables.binary[op], arg(0), arg(1))  # type: ignore[return-value]
+    if op in ("OpSConvert",) and tables is WIDTHS[32]:
+        return lift(lambda a: a - (1 << 32) if a >> 31 else a, arg(0))  # type: ignore[return-value]
+    if op in tables.unary:
+        return lift(tables.unary[op], arg(0))  # type: ignore[return-value]
     if op == "OpSelect":
         condition, a, b = arg(0), arg(1), arg(2)
         if isinstance(condition, tuple):
@@ -294,4 +343,5 @@ def _scalar_constant(
     if isinstance(view.types.get(type_id or -1), BoolType):
         opcode = "OpConstantTrue" if value else "OpConstantFalse"
         return replace(inst, opcode=opcode, result=result, result_type=type_id, operands=())
-    return replace(inst, opcode="OpConstant", result=result, result_type=type_id, operands=(value & MASK,))
+    mask = (1 << 64) - 1 if _is_wide(view, type_id) else MASK
+    return replace(inst, opcode="OpConstant", result=result, result_type=type_id, operands=(value & mask,))

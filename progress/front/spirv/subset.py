@@ -18,9 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from progress.errors import InputError, InputErrors
+from progress.front.spirv import floats
 from progress.front.spirv.ir import EntryPoint, Id, Instruction, Module, ModuleView
 from progress.front.spirv.subgroup import COLLECTIVE, LOCAL, UNSCOPED
-from progress.front.spirv.values import GLSL_STD
+from progress.front.spirv.values import DOTS, GLSL_STD, PAIRS
 
 SUBGROUP = (
     "this subgroup operation is not supported (ballots and their bit operations, elect, broadcasts, "
@@ -29,14 +30,19 @@ SUBGROUP = (
 )
 IMAGE = "images and samplers are not supported: kernels communicate through buffers and workgroup memory here"
 FUNCTION_POINTER = "function pointers are not supported"
-PHYSICAL = "only logical pointers are supported (no physical addresses, pointer arithmetic or pointer casts)"
-FLOAT = "floating point is not supported: a kernel's values are 32-bit integers and booleans"
-WIDTH = "only 32-bit integers are supported (SPEC section 8: integers are 32-bit and wrap)"
+PHYSICAL = (
+    "only logical pointers and buffer references (PhysicalStorageBuffer64) are supported, not other physical addressing"
+)
+FLOAT = "is not supported (32-bit floats are, with exact IEEE-754 arithmetic: docs/kernels.md)"
+FLOAT_WIDTH = "only 32- and 64-bit floats are supported (IEEE-754 binary32 and binary64)"
+WIDTH = "only 32- and 64-bit integers are supported (8- and 16-bit ones need byte-addressed cells)"
+WIDE = "is not supported on 64-bit values (only on 32-bit ones)"
 NOT_COMPUTE = "is not a compute shader instruction"
 OTHER = "is not in the supported subset (docs/kernels.md, 'What is supported')"
 
-SUPPORTED = frozenset(
-    """
+SUPPORTED = (
+    frozenset(
+        """
     OpNop OpUndef OpSourceContinued OpSource OpSourceExtension OpName OpMemberName OpString OpLine OpNoLine
     OpModuleProcessed OpExtension OpExtInstImport OpExtInst OpMemoryModel OpEntryPoint OpExecutionMode
     OpExecutionModeId OpCapability OpDecorate OpDecorateId OpDecorateString OpMemberDecorate
@@ -57,12 +63,20 @@ SUPPORTED = frozenset(
     OpBitFieldInsert OpBitFieldSExtract OpBitFieldUExtract OpBitReverse OpBitCount OpAll OpAny
     OpIAddCarry OpISubBorrow OpUMulExtended OpSMulExtended OpSDot OpUDot OpSUDot OpSDotAccSat
     OpUDotAccSat OpSUDotAccSat OpVectorExtractDynamic
-    OpVectorInsertDynamic OpCopyLogical
+    OpVectorInsertDynamic OpCopyLogical OpTypeFloat OpConvertFToU OpConvertFToS OpConvertSToF OpConvertUToF
+    OpAtomicFAddEXT OpAtomicFMinEXT OpAtomicFMaxEXT OpFConvert OpFNegate OpIsNan OpIsInf OpDot OpVectorTimesScalar
+    OpConvertUToPtr OpConvertPtrToU OpPtrAccessChain OpTypeForwardPointer
     """.split()
-) | (COLLECTIVE | LOCAL)
+    )
+    | (COLLECTIVE | LOCAL)
+    | frozenset(floats.BINARY)
+)
 """The instructions a kernel may use (what the kernel interpreter executes)."""
 
-STORAGE_CLASSES = frozenset({"StorageBuffer", "Uniform", "Workgroup", "Private", "Function", "Input", "PushConstant"})
+STORAGE_CLASSES = frozenset(
+    {"StorageBuffer", "Uniform", "Workgroup", "Private", "Function", "Input", "PushConstant", "PhysicalStorageBuffer"}
+)
+ADDRESSING = ("Logical", "PhysicalStorageBuffer64")
 BUILTINS = frozenset(
     {"GlobalInvocationId", "LocalInvocationId", "LocalInvocationIndex", "WorkgroupId", "NumWorkgroups"}
 )
@@ -97,7 +111,7 @@ def subset_problems(module: Module, name: str) -> list[InputError]:
     inside the subset; the entry point is not looked at."""
     view = module.view
     problems = _problems(module, view)
-    if view.memory_model and view.memory_model[0] != "Logical":
+    if view.memory_model and view.memory_model[0] not in ADDRESSING:
         memory_model = next(i for i in module.instructions if i.opcode == "OpMemoryModel")
         problems.append(_Problem(memory_model, f"addressing model {view.memory_model[0]}: {PHYSICAL}"))
     return [_refusal(p, name) for p in _distinct(problems)]
@@ -172,6 +186,8 @@ def _bad_types(module: Module) -> dict[int, str]:
         reason = _type_problem(inst)
         if inst.opcode == "OpTypePointer":  # a pointer a kernel cannot have: refused where one is made
             reason = _storage_problem(str(inst.operands[0]))
+        if inst.opcode == "OpTypeForwardPointer":
+            continue
         parts = [op.value for op in inst.operands if isinstance(op, Id)]
         inherited = next((bad[p] for p in parts if p in bad), None)
         if reason or inherited:
@@ -181,10 +197,10 @@ def _bad_types(module: Module) -> dict[int, str]:
 
 def _type_problem(inst: Instruction) -> str | None:
     ops = inst.operands
-    if inst.opcode == "OpTypeInt" and ops and ops[0] != 32:
+    if inst.opcode == "OpTypeInt" and ops and ops[0] not in (32, 64):
         return f"{ops[0]}-bit integers: {WIDTH}"
-    if inst.opcode == "OpTypeFloat":
-        return FLOAT
+    if inst.opcode == "OpTypeFloat" and ops and ops[0] not in (32, 64):
+        return f"{ops[0]}-bit floats: {FLOAT_WIDTH}"
     if inst.opcode in ("OpTypeImage", "OpTypeSampler", "OpTypeSampledImage"):
         return IMAGE
     return None
@@ -203,11 +219,16 @@ def _instruction_problem(inst: Instruction, view: ModuleView) -> str | None:
     if op in ("OpControlBarrier", "OpMemoryBarrier"):
         return _barrier_problem(inst, view)
     if op in COLLECTIVE and op != "OpControlBarrier" and op not in UNSCOPED:
-        return _group_scope_problem(inst, view)
+        return _group_scope_problem(inst, view) or _wide_problem(inst, view)
+    if op in PAIRS or op in DOTS or op in LOCAL:
+        return _wide_problem(inst, view)
     if op == "OpExtInst":
         set_name = view.ext_imports.get(inst.operands[0].value if isinstance(inst.operands[0], Id) else -1, "")
-        if set_name == "GLSL.std.450" and str(inst.operands[1]) not in GLSL_STD:
-            return f"{inst.operands[1]} of GLSL.std.450 is not supported (its integer instructions are)"
+        if set_name == "GLSL.std.450" and str(inst.operands[1]) not in GLSL_STD | floats.GLSL_STD.keys():
+            return (
+                f"{inst.operands[1]} of GLSL.std.450 is not supported (its integer instructions are, and those on "
+                "floats with one exact result: no transcendental, no packing)"
+            )
         if set_name != "GLSL.std.450" and not set_name.startswith(NON_SEMANTIC):
             return f"the extended instruction set {set_name!r} is not supported (GLSL.std.450 is)"
     return None
@@ -232,14 +253,12 @@ def _unsupported(op: str) -> str:
         return PHYSICAL
     if op in ("OpKill", "OpTerminateInvocation", "OpDemoteToHelperInvocation", "OpEmitVertex", "OpEndPrimitive"):
         return NOT_COMPUTE
-    if op.startswith(("OpF", "OpConvertF", "OpConvertSToF", "OpConvertUToF", "OpTypeFloat", "OpQuantize")):
+    if op.startswith(("OpF", "OpConvertF", "OpConvertSToF", "OpConvertUToF", "OpQuantize", "OpIs", "OpOrdered")):
         return FLOAT
     return OTHER
 
 
 def _storage_problem(storage: str) -> str | None:
-    if storage == "PhysicalStorageBuffer":
-        return PHYSICAL
     if storage == "UniformConstant":
         return IMAGE
     if storage == "CodeSectionINTEL":
@@ -256,6 +275,23 @@ def _variable_problem(inst: Instruction, view: ModuleView) -> str | None:
     if builtin not in BUILTINS | SUBGROUP_BUILTINS:
         shown = builtin or "an Input variable without a BuiltIn decoration"
         return f"{shown} is not supported (the compute built-ins are: {', '.join(sorted(BUILTINS))})"
+    return None
+
+
+def _wide_problem(inst: Instruction, view: ModuleView) -> str | None:
+    """A subgroup operation, carry, wide product or dot product on 64-bit values (their
+    tables are 32-bit)."""
+    types = [inst.result_type] + [
+        view.definitions[o.value].result_type
+        for o in inst.operands
+        if isinstance(o, Id) and o.value in view.definitions
+    ]
+    for tid in types:
+        kind = view.types.get(tid or -1)
+        while kind is not None and hasattr(kind, "component"):
+            kind = view.types.get(kind.component)
+        if kind is not None and getattr(kind, "width", 32) == 64:
+            return WIDE
     return None
 
 

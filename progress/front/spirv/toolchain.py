@@ -3,9 +3,14 @@
 - GLSL: `glslangValidator -V -g --target-env vulkan1.1 -S comp` (OpLine per
   statement and the source embedded, which `lines.py` reads);
   HLSL: Slang (`progress.front.spirv.slang`) as `slangc kernel.hlsl -target
-  spirv -O0 -g2 -entry ENTRY -stage compute` (ENTRY `main` unless given):
-  no optimization or legalization that could delete a wait, DebugLine per
-  statement; the temporary file's path in the module becomes `kernel.hlsl`;
+  spirv -O0 -g2 -lang slang -entry ENTRY -stage compute` (ENTRY `main` unless
+  given): no optimization or legalization that could delete a wait, DebugLine
+  per statement; the temporary file's path in the module becomes `kernel.hlsl`.
+  HLSL as DXC reads it (docs/kernels.md, "HLSL"): `-lang slang` scopes a `for`
+  variable to its loop (HLSL 2021, DXC's default; Slang's `-lang hlsl` calls two
+  loops' `j` ambiguous), and `SLANG_PRELUDE`, before the kernel's line 1, gives
+  the explicit cast of a vector to its scalar type (`(uint) WaveActiveBallot(t)`)
+  DXC's meaning: the first component;
   `preprocessed`: the source as `glslangValidator -E` leaves it (for the
   guard, `kept.py`);
   SPIR-V assembly: `spirv-as --target-env spv1.N` at the version its header
@@ -42,19 +47,28 @@ from pathlib import Path
 from progress.cache import CacheUnavailable, cache_root, check_entry, install, private_dir, trusted_file
 from progress.errors import InputError, InputErrors, SourcePosition
 from progress.front.spirv import tools
+from progress.front.spirv.glslang_fixes import fixed
 from progress.front.spirv.slang import renamed_source
 from progress.source import source_lines
 
 TOOL_TIMEOUT_S = 60
 GLSL_FLAGS = ("-V", "-g", "--target-env", "vulkan1.1", "-S", "comp")
 SLANG_FLAGS = ("-target", "spirv", "-O0", "-g2")
+SLANG_LANGUAGE = ("-lang", "slang")
+"""Before the file name: `-lang` applies to the files after it."""
+SLANG_PRELUDE = (
+    "extension uint { __init<let N : int>(vector<uint, N> v) { this = v[0]; } }\n"
+    "extension int { __init<let N : int>(vector<int, N> v) { this = v[0]; } }\n"
+    '#line 1 "kernel.hlsl"\n'
+)
+"""What Slang is given before an HLSL kernel: DXC's vector-to-scalar cast (the first component)."""
 PREPROCESS_FLAGS = ("-E",)
 AS_FLAGS = ("--target-env", "vulkan1.1")
 """Assembly without a `; Version:` comment (SPIR-V 1.3, what glslang writes for vulkan1.1)."""
 VERSIONS = range(0, 7)
 """The minor versions of SPIR-V 1.x the tools assemble (1.0 to 1.6)."""
 OPT_FLAGS = ("-O",)
-VAL_FLAGS = ("--target-env", "vulkan1.3")
+VAL_FLAGS = ("--target-env", "vulkan1.3", "--scalar-block-layout")
 MAGIC_BYTES = (b"\x03\x02\x23\x07", b"\x07\x23\x02\x03")
 
 _GLSLANG_ERROR = re.compile(r"^ERROR: ([^:\n]*):(\d+): (.*)$", re.MULTILINE)
@@ -98,9 +112,17 @@ def compile_shader(
     within `limits` (an InputError past them)."""
     if kind == "hlsl":
         flags = SLANG_FLAGS + _slang_defines(defines) + ("-entry", entry or "main", "-stage", "compute")
-        return _cached("slang", flags, source, lambda work: _slang(source, flags, name, work, limits))
+        return _cached(
+            "slang",
+            SLANG_LANGUAGE + flags,
+            SLANG_PRELUDE.encode() + source,
+            lambda work: _slang(source, flags, name, work, limits),
+        )
     flags = GLSL_FLAGS + _glslang_defines(defines)
-    return _cached("glslangValidator", flags, source, lambda work: _glslang(source, "comp", flags, name, work, limits))
+    binary = _cached(
+        "glslangValidator", flags, source, lambda work: _glslang(source, "comp", flags, name, work, limits)
+    )
+    return fixed(binary)  # what glslang 13 writes and spirv-val refuses (glslang_fixes.py)
 
 
 def _glslang_defines(defines: Defines) -> tuple[str, ...]:
@@ -280,8 +302,8 @@ def _predefined(message: str) -> str:
 
 
 def _slang(source: bytes, flags: tuple[str, ...], name: str, work: Path, limits: ToolLimits) -> bytes:
-    (work / "kernel.hlsl").write_bytes(source)
-    done = _run(["slang", "kernel.spv", "kernel.hlsl", *flags], "slang", str(work), limits)
+    (work / "kernel.hlsl").write_bytes(SLANG_PRELUDE.encode() + source)
+    done = _run(["slang", "kernel.spv", *SLANG_LANGUAGE, "kernel.hlsl", *flags], "slang", str(work), limits)
     if done.returncode != 0 or not (work / "kernel.spv").is_file():
         raise _slang_error(done.stderr + done.stdout, source, name)
     binary = (work / "kernel.spv").read_bytes()

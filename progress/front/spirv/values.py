@@ -1,10 +1,11 @@
-"""SPIR-V arithmetic on 32-bit integers, kept unsigned (0..2^32-1): wrapping
-as SPIR-V's two's complement does; booleans are 0 and 1; vectors and
+"""SPIR-V arithmetic on 32- and 64-bit integers, kept unsigned (0..2^width-1):
+wrapping as SPIR-V's two's complement does; booleans are 0 and 1; vectors and
 composites are tuples, and operations on vectors work component-wise."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 MASK = 0xFFFFFFFF
 
@@ -14,140 +15,188 @@ class Fault(Exception):
     interpreter adds the instruction and its source line."""
 
 
-def signed(x: int) -> int:
-    return x - (1 << 32) if x & 0x80000000 else x
+def signed(x: int, width: int = 32) -> int:
+    return x - (1 << width) if x >> (width - 1) & 1 else x
 
 
-def _div(a: int, b: int) -> int:
-    if b == 0:
-        raise Fault("division by zero")
-    return a // b
+@dataclass(frozen=True)
+class Tables:
+    """The integer instructions at one width (32 or 64 bits: values in 0..2^width-1)."""
+
+    binary: dict[str, Callable[[int, int], int]]
+    unary: dict[str, Callable[[int], int]]
+    bits: dict[str, Callable[..., int]]
+    glsl_std: dict[str, Callable[..., int]]
+    atomic: dict[str, Callable[[int, int], int]]
 
 
-def _sdiv(a: int, b: int) -> int:
-    x, y = signed(a), signed(b)
-    if y == 0:
-        raise Fault("division by zero")
-    q = abs(x) // abs(y)
-    return (q if (x < 0) == (y < 0) else -q) & MASK
+def _tables(width: int) -> Tables:
+    mask = (1 << width) - 1
+
+    def s(x: int) -> int:
+        return signed(x, width)
+
+    def div(a: int, b: int) -> int:
+        if b == 0:
+            raise Fault("division by zero")
+        return a // b
+
+    def sdiv(a: int, b: int) -> int:
+        x, y = s(a), s(b)
+        if y == 0:
+            raise Fault("division by zero")
+        q = abs(x) // abs(y)
+        return (q if (x < 0) == (y < 0) else -q) & mask
+
+    def srem(a: int, b: int) -> int:
+        """Remainder with the sign of the dividend (OpSRem)."""
+        x, y = s(a), s(b)
+        if y == 0:
+            raise Fault("division by zero")
+        r = abs(x) % abs(y)
+        return (-r if x < 0 else r) & mask
+
+    def smod(a: int, b: int) -> int:
+        """Remainder with the sign of the divisor (OpSMod)."""
+        x, y = s(a), s(b)
+        if y == 0:
+            raise Fault("division by zero")
+        return (x % y) & mask
+
+    def umod(a: int, b: int) -> int:
+        if b == 0:
+            raise Fault("division by zero")
+        return a % b
+
+    def shift(op: Callable[[int, int], int]) -> Callable[[int, int], int]:
+        def shifted(a: int, b: int) -> int:
+            if b >= width:
+                raise Fault(f"a shift by {b} bits (at least the width, {width})")
+            return op(a, b) & mask
+
+        return shifted
+
+    def field(offset: int, count: int) -> int:
+        """The mask of bits offset..offset+count-1; a field past the top bit is undefined in SPIR-V."""
+        if offset + count > width:
+            raise Fault(f"a bit field of {count} bits at offset {offset} goes past bit {width - 1}")
+        return ((1 << count) - 1) << offset
+
+    def insert_field(base: int, insert: int, offset: int, count: int) -> int:
+        bits = field(offset, count)
+        return (base & ~bits | insert << offset & bits) & mask
+
+    def u_extract(base: int, offset: int, count: int) -> int:
+        return (base & field(offset, count)) >> offset
+
+    def s_extract(base: int, offset: int, count: int) -> int:
+        found = u_extract(base, offset, count)
+        if count and found >> (count - 1) & 1:
+            found -= 1 << count
+        return found & mask
+
+    def reverse(a: int) -> int:
+        result = 0
+        for _ in range(width):
+            result, a = result << 1 | a & 1, a >> 1
+        return result
+
+    def find_msb(a: int) -> int:
+        return a.bit_length() - 1 & MASK  # GLSL.std.450's Find* results are 32-bit
+
+    def find_smsb(a: int) -> int:
+        """The highest bit that differs from the sign bit (-1 for 0 and -1)."""
+        return find_msb(a ^ mask if a >> (width - 1) & 1 else a)
+
+    binary: dict[str, Callable[[int, int], int]] = {
+        "OpIAdd": lambda a, b: (a + b) & mask,
+        "OpISub": lambda a, b: (a - b) & mask,
+        "OpIMul": lambda a, b: (a * b) & mask,
+        "OpUDiv": div,
+        "OpSDiv": sdiv,
+        "OpUMod": umod,
+        "OpSRem": srem,
+        "OpSMod": smod,
+        "OpBitwiseAnd": lambda a, b: a & b,
+        "OpBitwiseOr": lambda a, b: a | b,
+        "OpBitwiseXor": lambda a, b: a ^ b,
+        "OpShiftLeftLogical": shift(lambda a, b: a << b),
+        "OpShiftRightLogical": shift(lambda a, b: a >> b),
+        "OpShiftRightArithmetic": shift(lambda a, b: s(a) >> b),
+        "OpIEqual": lambda a, b: int(a == b),
+        "OpINotEqual": lambda a, b: int(a != b),
+        "OpUGreaterThan": lambda a, b: int(a > b),
+        "OpUGreaterThanEqual": lambda a, b: int(a >= b),
+        "OpULessThan": lambda a, b: int(a < b),
+        "OpULessThanEqual": lambda a, b: int(a <= b),
+        "OpSGreaterThan": lambda a, b: int(s(a) > s(b)),
+        "OpSGreaterThanEqual": lambda a, b: int(s(a) >= s(b)),
+        "OpSLessThan": lambda a, b: int(s(a) < s(b)),
+        "OpSLessThanEqual": lambda a, b: int(s(a) <= s(b)),
+        "OpLogicalAnd": lambda a, b: int(bool(a) and bool(b)),
+        "OpLogicalOr": lambda a, b: int(bool(a) or bool(b)),
+        "OpLogicalEqual": lambda a, b: int(bool(a) == bool(b)),
+        "OpLogicalNotEqual": lambda a, b: int(bool(a) != bool(b)),
+    }
+    unary: dict[str, Callable[[int], int]] = {
+        "OpSNegate": lambda a: (-a) & mask,
+        "OpNot": lambda a: ~a & mask,
+        "OpLogicalNot": lambda a: int(not a),
+        "OpBitcast": lambda a: a,
+        "OpCopyObject": lambda a: a,
+        "OpCopyLogical": lambda a: a,
+        "OpUConvert": lambda a: a & mask,
+        "OpSConvert": lambda a: a & mask,
+        "OpBitCount": lambda a: a.bit_count(),
+        "OpBitReverse": reverse,
+    }
+    bits: dict[str, Callable[..., int]] = {
+        "OpBitFieldInsert": insert_field,
+        "OpBitFieldSExtract": s_extract,
+        "OpBitFieldUExtract": u_extract,
+    }
+    glsl_std: dict[str, Callable[..., int]] = {
+        "UMin": lambda a, b: min(a, b),
+        "UMax": lambda a, b: max(a, b),
+        "SMin": lambda a, b: min(s(a), s(b)) & mask,
+        "SMax": lambda a, b: max(s(a), s(b)) & mask,
+        "SAbs": lambda a: abs(s(a)) & mask,
+        "SSign": lambda a: (s(a) > 0) - (s(a) < 0) & mask,
+        "UClamp": lambda a, lo, hi: min(max(a, lo), hi),
+        "SClamp": lambda a, lo, hi: min(max(s(a), s(lo)), s(hi)) & mask,
+        "FindILsb": lambda a: find_msb(a & -a),
+        "FindUMsb": find_msb,
+        "FindSMsb": find_smsb,
+    }
+    atomic: dict[str, Callable[[int, int], int]] = {
+        "OpAtomicExchange": lambda old, v: v,
+        "OpAtomicIAdd": lambda old, v: (old + v) & mask,
+        "OpAtomicISub": lambda old, v: (old - v) & mask,
+        "OpAtomicAnd": lambda old, v: old & v,
+        "OpAtomicOr": lambda old, v: old | v,
+        "OpAtomicXor": lambda old, v: old ^ v,
+        "OpAtomicUMin": min,
+        "OpAtomicUMax": max,
+        "OpAtomicSMin": lambda old, v: min(s(old), s(v)) & mask,
+        "OpAtomicSMax": lambda old, v: max(s(old), s(v)) & mask,
+    }
+    return Tables(binary, unary, bits, glsl_std, atomic)
 
 
-def _srem(a: int, b: int) -> int:
-    """Remainder with the sign of the dividend (OpSRem)."""
-    x, y = signed(a), signed(b)
-    if y == 0:
-        raise Fault("division by zero")
-    r = abs(x) % abs(y)
-    return (-r if x < 0 else r) & MASK
+WIDTHS = {32: _tables(32), 64: _tables(64)}
+"""The integer widths a kernel's values may have (a width's value, a 64-bit one too, is
+one register value; in memory a 64-bit value is two 32-bit cells, low word first)."""
 
-
-def _smod(a: int, b: int) -> int:
-    """Remainder with the sign of the divisor (OpSMod)."""
-    x, y = signed(a), signed(b)
-    if y == 0:
-        raise Fault("division by zero")
-    return (x % y) & MASK
-
-
-def _umod(a: int, b: int) -> int:
-    if b == 0:
-        raise Fault("division by zero")
-    return a % b
-
-
-def _shift(op: Callable[[int, int], int]) -> Callable[[int, int], int]:
-    def shifted(a: int, b: int) -> int:
-        if b >= 32:
-            raise Fault(f"a shift by {b} bits (at least the width, 32)")
-        return op(a, b) & MASK
-
-    return shifted
-
-
-def _field(offset: int, count: int) -> int:
-    """The mask of bits offset..offset+count-1; a field past bit 31 is undefined in SPIR-V."""
-    if offset + count > 32:
-        raise Fault(f"a bit field of {count} bits at offset {offset} goes past bit 31")
-    return ((1 << count) - 1) << offset
-
-
-def _insert_field(base: int, insert: int, offset: int, count: int) -> int:
-    mask = _field(offset, count)
-    return (base & ~mask | insert << offset & mask) & MASK
-
-
-def _u_extract(base: int, offset: int, count: int) -> int:
-    return (base & _field(offset, count)) >> offset
-
-
-def _s_extract(base: int, offset: int, count: int) -> int:
-    field = _u_extract(base, offset, count)
-    if count and field >> (count - 1) & 1:
-        field -= 1 << count
-    return field & MASK
-
-
-def _reverse(a: int) -> int:
-    result = 0
-    for _ in range(32):
-        result, a = result << 1 | a & 1, a >> 1
-    return result
-
-
-def _find_msb(a: int) -> int:
-    return a.bit_length() - 1 & MASK
-
-
-def _find_smsb(a: int) -> int:
-    """The highest bit that differs from the sign bit (-1 for 0 and -1)."""
-    return _find_msb(a ^ MASK if a & 0x80000000 else a)
-
-
-BINARY: dict[str, Callable[[int, int], int]] = {
-    "OpIAdd": lambda a, b: (a + b) & MASK,
-    "OpISub": lambda a, b: (a - b) & MASK,
-    "OpIMul": lambda a, b: (a * b) & MASK,
-    "OpUDiv": _div,
-    "OpSDiv": _sdiv,
-    "OpUMod": _umod,
-    "OpSRem": _srem,
-    "OpSMod": _smod,
-    "OpBitwiseAnd": lambda a, b: a & b,
-    "OpBitwiseOr": lambda a, b: a | b,
-    "OpBitwiseXor": lambda a, b: a ^ b,
-    "OpShiftLeftLogical": _shift(lambda a, b: a << b),
-    "OpShiftRightLogical": _shift(lambda a, b: a >> b),
-    "OpShiftRightArithmetic": _shift(lambda a, b: signed(a) >> b),
-    "OpIEqual": lambda a, b: int(a == b),
-    "OpINotEqual": lambda a, b: int(a != b),
-    "OpUGreaterThan": lambda a, b: int(a > b),
-    "OpUGreaterThanEqual": lambda a, b: int(a >= b),
-    "OpULessThan": lambda a, b: int(a < b),
-    "OpULessThanEqual": lambda a, b: int(a <= b),
-    "OpSGreaterThan": lambda a, b: int(signed(a) > signed(b)),
-    "OpSGreaterThanEqual": lambda a, b: int(signed(a) >= signed(b)),
-    "OpSLessThan": lambda a, b: int(signed(a) < signed(b)),
-    "OpSLessThanEqual": lambda a, b: int(signed(a) <= signed(b)),
-    "OpLogicalAnd": lambda a, b: int(bool(a) and bool(b)),
-    "OpLogicalOr": lambda a, b: int(bool(a) or bool(b)),
-    "OpLogicalEqual": lambda a, b: int(bool(a) == bool(b)),
-    "OpLogicalNotEqual": lambda a, b: int(bool(a) != bool(b)),
-}
-
-UNARY: dict[str, Callable[[int], int]] = {
-    "OpSNegate": lambda a: (-a) & MASK,
-    "OpNot": lambda a: ~a & MASK,
-    "OpLogicalNot": lambda a: int(not a),
-    "OpBitcast": lambda a: a,
-    "OpCopyObject": lambda a: a,
-    "OpCopyLogical": lambda a: a,
-    "OpUConvert": lambda a: a,
-    "OpSConvert": lambda a: a,
-    "OpBitCount": lambda a: a.bit_count(),
-    "OpBitReverse": _reverse,
-}
-"""Same-width conversions only: the subset check refuses other widths. (OpCopyObject and
-OpCopyLogical copy composites whole; component-wise is the same here.)"""
+BINARY = WIDTHS[32].binary
+UNARY = WIDTHS[32].unary
+"""Same-width conversions only at a width (OpUConvert/OpSConvert between widths: `resize`).
+(OpCopyObject and OpCopyLogical copy composites whole; component-wise is the same here.)"""
+BITS = WIDTHS[32].bits
+"""Bit-field instructions: a base (scalar or vector) and scalar offset and count."""
+GLSL_STD = WIDTHS[32].glsl_std
+"""The integer instructions of the GLSL.std.450 set (all of them: its others take floats)."""
+ATOMIC = WIDTHS[32].atomic
+"""Read-modify-write atomics with a value operand: the new value from the old one."""
 
 REDUCTIONS: dict[str, Callable[[tuple[int, ...]], int]] = {
     "OpAll": lambda v: int(all(v)),
@@ -156,27 +205,23 @@ REDUCTIONS: dict[str, Callable[[tuple[int, ...]], int]] = {
 """A boolean vector to a boolean."""
 
 
-BITS: dict[str, Callable[..., int]] = {
-    "OpBitFieldInsert": _insert_field,
-    "OpBitFieldSExtract": _s_extract,
-    "OpBitFieldUExtract": _u_extract,
-}
-"""Bit-field instructions: a base (scalar or vector) and scalar offset and count."""
+def resize(a: int, source: int, width: int, is_signed: bool) -> int:
+    """OpUConvert (zero-extends) / OpSConvert (sign-extends) from `source` to `width` bits;
+    narrowing keeps the low bits."""
+    if is_signed:
+        a = signed(a, source)
+    return a & ((1 << width) - 1)
 
-GLSL_STD: dict[str, Callable[..., int]] = {
-    "UMin": lambda a, b: min(a, b),
-    "UMax": lambda a, b: max(a, b),
-    "SMin": lambda a, b: min(signed(a), signed(b)) & MASK,
-    "SMax": lambda a, b: max(signed(a), signed(b)) & MASK,
-    "SAbs": lambda a: abs(signed(a)) & MASK,
-    "SSign": lambda a: (signed(a) > 0) - (signed(a) < 0) & MASK,
-    "UClamp": lambda a, lo, hi: min(max(a, lo), hi),
-    "SClamp": lambda a, lo, hi: min(max(signed(a), signed(lo)), signed(hi)) & MASK,
-    "FindILsb": lambda a: _find_msb(a & -a),
-    "FindUMsb": _find_msb,
-    "FindSMsb": _find_smsb,
-}
-"""The integer instructions of the GLSL.std.450 set (all of them: its others take floats)."""
+
+def join(words: tuple[int, ...] | list[int]) -> int:
+    """Two 32-bit words (low first) as one 64-bit value."""
+    return words[0] | words[1] << 32
+
+
+def split(value: int) -> tuple[int, int]:
+    """A 64-bit value as its two 32-bit words, low first."""
+    return value & MASK, value >> 32 & MASK
+
 
 PAIRS: dict[str, Callable[[int, int], tuple[int, int]]] = {
     "OpIAddCarry": lambda a, b: ((a + b) & MASK, (a + b) >> 32),
@@ -233,21 +278,6 @@ def _bytes(word: object) -> tuple[int, ...]:
 
 def _as(value: int, is_signed: bool, width: int) -> int:
     return value - (1 << width) if is_signed and value >> (width - 1) & 1 else value
-
-
-ATOMIC: dict[str, Callable[[int, int], int]] = {
-    "OpAtomicExchange": lambda old, v: v,
-    "OpAtomicIAdd": lambda old, v: (old + v) & MASK,
-    "OpAtomicISub": lambda old, v: (old - v) & MASK,
-    "OpAtomicAnd": lambda old, v: old & v,
-    "OpAtomicOr": lambda old, v: old | v,
-    "OpAtomicXor": lambda old, v: old ^ v,
-    "OpAtomicUMin": min,
-    "OpAtomicUMax": max,
-    "OpAtomicSMin": lambda old, v: min(signed(old), signed(v)) & MASK,
-    "OpAtomicSMax": lambda old, v: max(signed(old), signed(v)) & MASK,
-}
-"""Read-modify-write atomics with a value operand: the new value from the old one."""
 
 
 def lift(op: Callable[..., int], *args: object) -> object:

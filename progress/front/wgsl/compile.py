@@ -4,15 +4,19 @@
 
 0. makes each `override` a `const` of the value the launch gives it
    (`overrides.py`: `--spec`, `--local-size`, else its initializer; naga-wasm
-   cannot set pipeline constants), columns kept;
+   cannot set pipeline constants), columns kept; takes `subgroups` out of
+   `enable` directives (`enables.py`: naga-wasm refuses the name, not the
+   built-ins);
 1. marks each statement (`marks.py`) and has naga translate the marked
    source (`naga.py`); when naga refuses it, the source as written is
    translated instead, so naga's error is positioned in the user's text
    (`file:line:col`), and a source naga accepts only unmarked is checked
    without lines (said in `notes`);
-2. removes naga's loop bound from every loop (`loopbound.py`) and names
+2. removes naga's loop bound from every loop (`loopbound.py`), names
    naga's block around each buffer's member by the buffer (its cells are
-   `flag`, `message.data`);
+   `flag`, `message.data`) and drops the layout decorations naga puts on the
+   types of workgroup, private and function memory (Vulkan forbids them
+   there);
 3. turns each marker store into `OpLine %"kernel.wgsl" line column` and
    removes the marker variable. SPIR-V scopes a line to its block, so each
    block that does not start with a statement of its own opens with the
@@ -37,6 +41,7 @@ from dataclasses import dataclass, replace
 from progress.front.spirv.decode import decode
 from progress.front.spirv.ir import Block, Id, Module, StructType
 from progress.front.spirv.toolchain import DEFAULT_LIMITS, ToolLimits
+from progress.front.wgsl.enables import REFUSED, without_naga_refused
 from progress.front.wgsl.loopbound import LoopBound, loop_bounds
 from progress.front.wgsl.marks import Marked, Unmarkable, marked_source
 from progress.front.wgsl.naga import NagaRefusal, refusal_error, translate
@@ -82,12 +87,18 @@ def wgsl_to_spirv(
     spec: tuple[tuple[str, int], ...] = (),
     local_size: tuple[int, int, int] | None = None,
     entry: str | None = None,
+    yields: frozenset[str] = frozenset(),
 ) -> Compiled:
     """The checker's SPIR-V for the WGSL `source`, shown as `name` (see the
     module's contract); `spec`, `local_size` and `entry` are the launch's, for
-    the overrides."""
-    text, overridden = with_values(source, name, spec, local_size, entry)
+    the overrides (`yields`: the `--spec` keys that win over `local_size`)."""
+    text, overridden = with_values(source, name, spec, local_size, entry, yields)
+    text, enabled = without_naga_refused(text)
     compiled = _compiled(text, source, name, limits)
+    if enabled:
+        refused = ", ".join(sorted(REFUSED))
+        note = f"{name}: `enable {refused};` taken out for naga, which refuses it by name but translates the built-ins"
+        compiled = replace(compiled, notes=(*compiled.notes, note))
     if not overridden:
         return compiled
     note = f"{name}: overrides, as constants (naga-wasm sets no pipeline constants): {', '.join(overridden)}"
@@ -159,6 +170,7 @@ def _rewritten(binary: bytes, name: str, marked: Marked | None) -> Compiled:
     bounds = loop_bounds(module)
     removed = _remove_bounds(module, splice, bounds)
     _name_blocks(module, splice)
+    _unlaid(module, splice)
     bound = module.bound
     notes: list[str] = []
     if bounds:
@@ -216,6 +228,45 @@ def _name_blocks(module: Module, splice: Splice) -> None:
             and view.decoration(block.id, "Block") is not None
         ):
             splice.replace(named[variable.id], instruction("OpMemberName", Id(block.id), 0, view.names[variable.id]))
+
+
+EXPLICIT_LAYOUT = frozenset(
+    {"StorageBuffer", "Uniform", "PushConstant", "PhysicalStorageBuffer", "ShaderRecordBufferKHR"}
+)
+"""Storage classes whose types carry an explicit layout (Offset, ArrayStride, MatrixStride)."""
+_LAYOUT = frozenset({"Offset", "ArrayStride", "MatrixStride"})
+
+
+def _unlaid(module: Module, splice: Splice) -> None:
+    """naga decorates every array with ArrayStride (and struct members with Offset), also those
+    of workgroup, private and function memory, which Vulkan forbids there
+    (VUID-StandaloneSpirv-None-10684, checked since SPIRV-Tools 2025): spirv-val refused every
+    WGSL kernel with a `var<workgroup>` array. The layout decorations of the types that no
+    explicitly laid out storage class reaches go (they mean nothing there); a type both reach
+    keeps them (and is refused, as naga wrote it)."""
+    parts: dict[int, list[int]] = {}
+    roots: list[int] = []
+    for inst in module.instructions:
+        if inst.result is None:
+            continue
+        if inst.opcode == "OpTypePointer" and inst.operands[0] in EXPLICIT_LAYOUT:
+            roots.append(_ref(inst.operands[1]))
+        elif inst.opcode in ("OpTypeArray", "OpTypeRuntimeArray", "OpTypeMatrix", "OpTypeVector"):
+            parts[inst.result] = [_ref(inst.operands[0])]
+        elif inst.opcode == "OpTypeStruct":
+            parts[inst.result] = [_ref(op) for op in inst.operands]
+    laid: set[int] = set()
+    while roots:
+        found = roots.pop()
+        if found not in laid:
+            laid.add(found)
+            roots += parts.get(found, [])
+    for inst in module.instructions:
+        decorated = inst.opcode in ("OpDecorate", "OpMemberDecorate") and inst.operands
+        position = 1 if inst.opcode == "OpDecorate" else 2
+        if decorated and _ref(inst.operands[0]) in parts and _ref(inst.operands[0]) not in laid:
+            if len(inst.operands) > position and inst.operands[position] in _LAYOUT:
+                splice.drop(inst)
 
 
 def _lines(module: Module, splice: Splice, marked: Marked, file_id: int, dropped: set[int]) -> dict[int, int]:

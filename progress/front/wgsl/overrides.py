@@ -7,7 +7,9 @@ for a module that still has overrides, so `with_values` turns each
 `override` into a `const` of the value the launch gives it: `--spec NAME=V`
 or `--spec ID=V` (as for a SPIR-V specialization constant), `--local-size`
 for the overrides the entry point's `@workgroup_size(...)` names, else its
-initializer. `@id(...)` attributes, which only overrides carry, are blanked.
+initializer (a `--spec` and a `--local-size` that set one override to two values
+are refused, unless the `--spec` is in `yields`: given where the size was not).
+`@id(...)` attributes, which only overrides carry, are blanked.
 Keywords and attributes keep their length, so lines and columns stay
 (a value longer than the initializer it replaces moves the rest of its
 line). Refused, at the override's name or naming the option: an override
@@ -43,12 +45,13 @@ def with_values(
     spec: tuple[tuple[str, int], ...] = (),
     local_size: tuple[int, int, int] | None = None,
     entry: str | None = None,
+    yields: frozenset[str] = frozenset(),
 ) -> tuple[str, tuple[str, ...]]:
     """`source` with its overrides made constants (see the module's contract),
     and a `NAME = VALUE (why)` line for each."""
     found = tokens(source)
     overrides = _overrides(found)
-    chosen = _chosen(overrides, spec, name) | _sized(found, overrides, local_size, entry, spec)
+    chosen = _chosen(overrides, spec, name) | _sized(found, overrides, local_size, entry, spec, (source, name), yields)
     edits: list[tuple[int, int, str]] = []
     said: list[str] = []
     for item in overrides:
@@ -110,13 +113,29 @@ def _sized(
     local_size: tuple[int, int, int] | None,
     entry: str | None,
     spec: tuple[tuple[str, int], ...],
+    where: tuple[str, str],
+    yields: frozenset[str],
 ) -> dict[str, tuple[int, str]]:
-    """The overrides `--local-size` sets: those the entry point's `@workgroup_size` names."""
+    """The overrides `--local-size` sets: those the entry point's `@workgroup_size` names and
+    no `--spec` sets; one a `--spec` sets to another value is refused unless the key `yields`."""
     if local_size is None:
         return {}
-    names = {o.name.text for o in overrides} - {key for key, _ in spec}
-    arguments = _workgroup_size(found, entry)
-    return {arg: (size, "--local-size") for arg, size in zip(arguments, local_size) if arg in names}
+    by_name = {o.name.text: o for o in overrides}
+    sized: dict[str, tuple[int, str]] = {}
+    for arg, size in zip(_workgroup_size(found, entry), local_size):
+        item = by_name.get(arg)
+        given = [(k, v) for k, v in spec if item is not None and k in (item.id, item.name.text)]
+        if item is not None and not given:
+            sized[arg] = (size, "--local-size")
+        elif given and given[-1][1] != size and given[-1][0] not in yields:
+            key, value = given[-1]
+            message = (
+                f"--spec {key}={value} and --local-size {','.join(map(str, local_size))} both set the override "
+                f"{arg}, the workgroup size: give one of them (a --spec on the command line wins over the "
+                "header's --local-size)"
+            )
+            raise _at(item.name, where[0], where[1], message)  # type: ignore[union-attr]
+    return sized
 
 
 def _workgroup_size(found: list[Token], entry: str | None) -> list[str]:

@@ -1,5 +1,5 @@
 // The repro's two hazards (compiled by glslang's HLSL front end) and instructions outside
-// the subset (a float wave sum, a float): all refused together, each at its line.
+// the subset (a float wave sum, an exponential): all refused together, each at its line.
 globallycoherent RWStructuredBuffer<uint> b : register(u0);
 [numthreads(1, 1, 1)]
 void main(uint3 gid : SV_GroupID)
@@ -10,5 +10,5 @@ void main(uint3 gid : SV_GroupID)
     } else {
         InterlockedCompareStore(b[1], 0, 1);
     }
-    b[3] = uint(float(gid.x) * 0.5);
+    b[3] = uint(exp(float(gid.x)));
 }

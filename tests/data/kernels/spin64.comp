@@ -1,4 +1,4 @@
-// A 64-bit counter: outside the supported subset (32-bit integers only).
+// A 64-bit counter: two 32-bit cells, counter and counter:hi (docs/kernels.md, "Floats and 64-bit integers").
 #version 450
 #extension GL_ARB_gpu_shader_int64 : require
 layout(local_size_x = 1) in;
