@@ -209,3 +209,34 @@ def test_hlsl_as_dxc_reads_it():
     lane 0: 1+2 + 2+1 = 6, lane 1: 2 + 2 = 4, lanes 2, 3: 0; ballot(lane < 2).x = 3."""
     (final,) = finished(REPRO / "hlsl_dxc_idioms.hlsl", "results=4")
     assert dict(final) == {"results[0]": 63, "results[1]": 43, "results[2]": 3, "results[3]": 3}
+
+
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark: Windows editors (Visual Studio) write it first
+
+
+@pytest.mark.parametrize(
+    "name, source, options",
+    [
+        ("lock.comp.glsl", REPRO / "tas_spinlock.glsl", ["--expect-header"]),
+        ("spin.hlsl", REPRO / "hlsl_spin_legalized.hlsl", ["--workgroups", "2", "--buffer", "b=2"]),
+        ("lock.spvasm", Path(__file__).parents[1] / "litmus" / "kernels" / "spvasm_spinlock.spvasm", []),
+    ],
+)
+def test_a_byte_order_mark_is_not_part_of_the_kernel(name, source, options, tmp_path, monkeypatch, capsys):
+    """A kernel file saved with a UTF-8 byte order mark was refused at 1:1 (glslang's
+    "unexpected token", Slang's and spirv-as's too) and its header went unread."""
+    (tmp_path / name).write_bytes(BOM + source.read_bytes())
+    status, out, err = run(["check", *options, name], monkeypatch, capsys, tmp_path)
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / name).write_bytes(source.read_bytes())
+    assert (status, out) == run(["check", *options, name], monkeypatch, capsys, tmp_path / "plain")[:2], err
+
+
+def test_an_included_file_may_start_with_a_byte_order_mark(tmp_path, monkeypatch, capsys):
+    text = (REPRO / "tas_spinlock.glsl").read_text()
+    header, body = text.split("#version 450\n")
+    (tmp_path / "body.h").write_bytes(BOM + body.encode())
+    (tmp_path / "k.comp").write_text(header + '#version 450\n#include "body.h"\n')
+    status, out, err = run(["check", "--expect-header", "k.comp"], monkeypatch, capsys, tmp_path)
+    assert status == 0, err
+    assert "k: all 11 expected verdicts hold" in out

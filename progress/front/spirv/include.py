@@ -136,7 +136,7 @@ class _State:
                     SourcePosition(name, number, line.index("#") + 1, line),
                 )
             try:
-                included = path.read_text(encoding="utf-8")
+                included = path.read_text(encoding="utf-8").removeprefix("\ufeff")  # a byte order mark is no text
             except (OSError, UnicodeDecodeError) as error:
                 raise InputError(
                     f"cannot read the included {shown}: {getattr(error, 'strerror', None) or error}",

@@ -101,6 +101,9 @@ def kind_of(path: str | Path) -> str | None:
     return KIND_OF_SUFFIX.get(Path(name).suffix)
 
 
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
 def load_kernel(
     data: bytes,
     name: str,
@@ -118,6 +121,8 @@ def load_kernel(
         raise InputError(f"{name}: unknown kernel kind {kind!r}")
     if not data.strip():
         raise InputError(f"{name}: the file is empty")
+    if kind != "spv":  # a UTF-8 byte order mark (Windows editors write one) is no part of the text
+        data = data.removeprefix(UTF8_BOM)
     given = given or LaunchSettings()
     if kind not in PREPROCESSED and (given.defines or given.include_dirs or given.redefines):
         option = "-D" if given.defines else "-I" if given.include_dirs else "--redefine"
