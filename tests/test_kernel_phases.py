@@ -189,3 +189,28 @@ def test_random_phase_kernels_agree(tmp_path_factory, case):
 @given(kernels())
 def test_many_random_phase_kernels_agree(tmp_path_factory, case):
     _random(tmp_path_factory, case)
+
+
+def test_the_first_compiled_exploration_is_a_deep_probe(monkeypatch):
+    """`kernel_reduce.SCOUT`: the first compiled exploration stops at that many
+    normal forms and the guess is remade from what it met; the exploration
+    that follows gives the unreduced verdicts (a state bound of the user's
+    below SCOUT stays the user's: inconclusive)."""
+    from progress.core import kernel_reduce
+
+    monkeypatch.setattr(kernel_reduce, "SCOUT", 20)
+    bounds = []
+    original = kernel_reduce.explore_kernel
+
+    def spy(system_, bound, *args, **kwargs):
+        bounds.append(bound)
+        return original(system_, bound, *args, **kwargs)
+
+    monkeypatch.setattr(kernel_reduce, "explore_kernel", spy)
+    plain = check_system(_piet(2, 2), QUERIES, max_states=BOUND)
+    reduced = check_system(_piet(2, 2), QUERIES, max_states=BOUND, reduce=True, engine="compiled")
+    assert [v.terminates for v in reduced.verdicts] == [v.terminates for v in plain.verdicts]
+    assert bounds[0] == 20 and bounds[1] == BOUND and reduced.verdicts[0].states > 20
+    bounds.clear()
+    small = check_system(_piet(2, 2), QUERIES, max_states=10, reduce=True, engine="compiled")
+    assert all(v.terminates is None for v in small.verdicts) and 20 not in bounds

@@ -13,9 +13,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import OOPSLA, progress_command
+from conftest import OOPSLA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from in_process import progress
 
 from progress.cli.inputs import read_text
 from progress.errors import InputError
@@ -58,7 +59,8 @@ BAD = [
 
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(progress_command() + list(args), cwd=cwd, capture_output=True, text=True, timeout=60)
+    """`progress ARGS` in this process (tests/in_process.py)."""
+    return progress(*args, cwd=cwd)
 
 
 @pytest.mark.parametrize("name, text, line, column, words", BAD, ids=[b[0] for b in BAD])

@@ -6,12 +6,11 @@ BSD-2-Clause) must give the tests data/oopsla21 holds for them."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
+from in_process import progress
 
 from progress.cli import cli
 from progress.cli.inputs import expand, load
@@ -34,9 +33,8 @@ def invoke(*args):
 
 
 def run(*args):
-    done = subprocess.run(
-        [sys.executable, "-c", "from progress.cli import main; main()", *map(str, args)], capture_output=True, text=True
-    )
+    """`progress ARGS` in this process (tests/in_process.py): (exit status, stdout, stderr)."""
+    done = progress(*args)
     return done.returncode, done.stdout, done.stderr
 
 

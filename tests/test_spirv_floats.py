@@ -148,6 +148,7 @@ GLSL = {
 }
 EXECUTED = set(BINARY) | set(COMPARE) | set(PREDICATES) | {"OpFNegate", "OpDot", "OpVectorTimesScalar"}
 EXECUTED |= {"OpConvertSToF", "OpConvertUToF", "OpConvertFToS", "OpConvertFToU", "OpFConvert"}
+EXECUTED |= {"OpAtomicFAddEXT", "OpAtomicFMinEXT", "OpAtomicFMaxEXT"}
 """The float instructions of the subset, each executed by a test here."""
 NAN_UNDEFINED = {"FMin", "FMax", "FClamp"}
 """SPIR-V leaves which operand these give when one is a NaN."""
@@ -342,3 +343,26 @@ def test_binary64_tables_against_numpy_float64(op):
                     continue
                 want = floats.pattern(float(BINARY[op](np.float64(x), np.float64(y))), 64)
             assert got == want or (math.isnan(floats.value(got, 64)) and math.isnan(floats.value(want, 64))), (op, x, y)
+
+
+FLOAT_ATOMICS = """#version 450
+#extension GL_EXT_shader_atomic_float : require
+#extension GL_EXT_shader_atomic_float2 : require
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer B { float sum; float lo; float hi; };
+void main() {
+    float mine = gl_WorkGroupID.x == 0u ? 1.5 : -2.25;
+    atomicAdd(sum, mine);
+    atomicMin(lo, mine);
+    atomicMax(hi, mine);
+}
+"""
+
+
+def test_float_atomics_add_min_and_max():
+    """OpAtomicFAddEXT/FMinEXT/FMaxEXT (GL_EXT_shader_atomic_float, float2): one step each, the
+    add rounded once, min and max as IEEE minNum/maxNum (lo starts as a NaN, which loses)."""
+    kernel = load_kernel(FLOAT_ATOMICS.encode(), "fa.comp", "glsl")
+    init = [("sum", None, b(F(0.25))), ("lo", None, 0x7FC00000), ("hi", None, b(F(-8.0)))]
+    finals = {tuple(sorted(dict(m).items())) for m in terminal_memories(system(kernel.module, 2, {}, init), None, None)}
+    assert finals == {(("hi", b(F(1.5))), ("lo", b(F(-2.25))), ("sum", b(F(0.25) + F(1.5) + F(-2.25))))}

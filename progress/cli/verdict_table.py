@@ -12,7 +12,7 @@ Only the nearest table counts; a test it does not name has no expectation
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
 
 from progress.cli.inputs import read_text
@@ -46,11 +46,20 @@ def table_expectations(test: Path, table: Path, known: dict[Key, str]) -> dict[K
     return {key_of[label]: cell == "P" for label, cell in row.items() if cell != "?"}
 
 
-@cache
 def _has_table(directory: Path) -> bool:
     return (directory / TABLE_NAME).is_file()
 
 
-@lru_cache(maxsize=8)
 def _rows(table: Path, labels: tuple[str, ...]) -> dict[str, dict[str, str]]:
+    """The table's rows, parsed once per content: keyed on its absolute path and its
+    stat (a process that checks again after a table was edited, or from another
+    directory, reads the table it names now)."""
+    state = table.stat()
+    return _parsed(table, table.absolute(), state.st_mtime_ns, state.st_size, state.st_ino, labels)
+
+
+@lru_cache(maxsize=8)
+def _parsed(
+    table: Path, where: Path, mtime: int, size: int, inode: int, labels: tuple[str, ...]
+) -> dict[str, dict[str, str]]:
     return parse_verdict_csv(read_text(table), str(table), labels)

@@ -806,7 +806,8 @@ class Reduction:
     `owner[cell]` (a unit, OWNED_BY_NONE or READONLY) and the normal form
     of the initial state. `explore_kernel` raises `Broken` when an access
     contradicts `owner`, `Round` when quiet steps do not end; either way,
-    `seen` gets every access met (unit, cells, writes)."""
+    `seen` gets every access met (unit, cells, writes), also when the state
+    bound stops it."""
 
     owner: np.ndarray
     initial: tuple[int, ...]
@@ -915,7 +916,7 @@ def explore_kernel(
             reduction is not None, owner, t.awr.array, t.aseen.array, init_loc, missrow,
             symmetric, t.idfree.array, einexact, units, slices, stable, nslices, pbit, t.pw.array, wsym, wc0, wcsize,
         )  # fmt: skip
-        if code in (DONE, BROKEN, ROUND) and reduction is not None:
+        if code in (DONE, BROKEN, ROUND, BOUND) and reduction is not None:
             reduction.seen.extend(tables.seen())
             if code == BROKEN:
                 raise Broken()

@@ -37,6 +37,7 @@ from progress.core.reduce import ROUNDS, Accesses, Ownership, Reduced
 from progress.core.reduce import Round as PythonRound
 from progress.core.system import Footprinted
 from progress.core.unit_symmetry import Quotient
+from progress.errors import Inconclusive
 from progress.jit import njit
 from progress.models.base import ProgressModel
 
@@ -51,12 +52,19 @@ def owner_array(ownership: Ownership, cells: int) -> np.ndarray:
     return owner
 
 
+SCOUT = 100_000
+"""States of the first compiled exploration of normal forms; past them it is
+a probe: the guess is remade from the accesses it met and the exploration
+starts again (a guess that a deep exploration met is rarely broken later)."""
+
+
 def explore_reduced(system: Footprinted, budget: Budget, seen: Accesses) -> tuple[Reduced, Graph] | None:
     """The normal forms of `system` under an ownership guess its whole
     exploration confirmed, or None where the compiled explorer gives up
     (quiet steps that do not end, or ROUNDS broken guesses): the caller
     checks on the Python path then."""
     clean: tuple[Reduced, Graph] | None = None
+    scout = True  # the first exploration stops at SCOUT states: a deeper probe (11.4) than the Python one
     for _ in range(ROUNDS):
         ownership = seen.guess()
         reduced = Reduced(system, ownership, seen, quiet=True)
@@ -66,8 +74,18 @@ def explore_reduced(system: Footprinted, budget: Budget, seen: Accesses) -> tupl
             reduction = Reduction(owner, initial, [], reduced.phased)
         except PythonRound:
             return None
+        bound = budget.max_states
+        if scout:
+            bound = SCOUT if bound is None else min(bound, SCOUT)
         try:
-            graph = explore_kernel(system, budget.max_states, budget.deadline, budget, reduction)  # type: ignore[arg-type]
+            graph = explore_kernel(system, bound, budget.deadline, budget, reduction)  # type: ignore[arg-type]
+        except Inconclusive as stop:
+            if not scout or bound == budget.max_states or "state bound" not in str(stop):
+                raise  # the user's bound, the time limit or the memory bound
+            scout = False  # stopped at SCOUT: its accesses make the next guess
+            for access in reduction.seen:
+                seen.see(*access)
+            continue
         except Broken:
             for access in reduction.seen:
                 seen.see(*access)
@@ -76,6 +94,7 @@ def explore_reduced(system: Footprinted, budget: Budget, seen: Accesses) -> tupl
             continue
         except Round:
             return None
+        scout = False
         for access in reduction.seen:
             seen.see(*access)
         if clean is not None or ownership == seen.guess():

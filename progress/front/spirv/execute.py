@@ -73,7 +73,7 @@ INTEGER = frozenset(BITS) | frozenset(REDUCTIONS) | frozenset(PAIRS) | frozenset
 CONVERSIONS = frozenset(
     {"OpUConvert", "OpSConvert", "OpConvertFToU", "OpConvertFToS", "OpConvertUToF", "OpConvertSToF", "OpFConvert"}
 )
-FLOAT_OTHER = frozenset({"OpDot", "OpVectorTimesScalar"})
+FLOAT_ATOMIC = frozenset({"OpAtomicFAddEXT", "OpAtomicFMinEXT", "OpAtomicFMaxEXT"})
 _BUILTINS = ("GlobalInvocationId", "LocalInvocationId", "WorkgroupId", "LocalInvocationIndex", "NumWorkgroups")
 
 
@@ -322,6 +322,12 @@ class Interpreter:
         tables = self.wide.get(inst.result or 0)
         if op in ATOMIC:
             return (tables.atomic if tables else ATOMIC)[op](old, self._value(run, ops[3], unit))
+        if op in FLOAT_ATOMIC:  # IEEE add rounded once; min/max as minNum/maxNum (a NaN loses)
+            table = floats.WIDTHS[64 if tables else 32]
+            value = self._value(run, ops[3], unit)
+            if op == "OpAtomicFAddEXT":
+                return table.binary["OpFAdd"](old, value)
+            return table.glsl_std["NMin" if op == "OpAtomicFMinEXT" else "NMax"](old, value)
         if op in ("OpAtomicIIncrement", "OpAtomicIDecrement"):
             return (tables.binary if tables else BINARY)["OpIAdd" if op.endswith("Increment") else "OpISub"](old, 1)
         if op == "OpAtomicCompareExchange":

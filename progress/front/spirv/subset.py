@@ -64,7 +64,7 @@ SUPPORTED = (
     OpIAddCarry OpISubBorrow OpUMulExtended OpSMulExtended OpSDot OpUDot OpSUDot OpSDotAccSat
     OpUDotAccSat OpSUDotAccSat OpVectorExtractDynamic
     OpVectorInsertDynamic OpCopyLogical OpTypeFloat OpConvertFToU OpConvertFToS OpConvertSToF OpConvertUToF
-    OpFConvert OpFNegate OpIsNan OpIsInf OpDot OpVectorTimesScalar
+    OpAtomicFAddEXT OpAtomicFMinEXT OpAtomicFMaxEXT OpFConvert OpFNegate OpIsNan OpIsInf OpDot OpVectorTimesScalar
     OpConvertUToPtr OpConvertPtrToU OpPtrAccessChain OpTypeForwardPointer
     """.split()
     )
