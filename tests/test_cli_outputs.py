@@ -4,15 +4,13 @@ directories are made."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+from in_process import progress
 
 
 def run(*args, cwd=None):
-    """`progress ARGS` in a subprocess: (exit status, stdout, stderr)."""
-    done = subprocess.run([sys.executable, "-m", "progress", *map(str, args)], capture_output=True, text=True, cwd=cwd)
+    """`progress ARGS` in this process (tests/in_process.py): (exit status, stdout, stderr)."""
+    done = progress(*args, cwd=cwd)
     return done.returncode, done.stdout, done.stderr
 
 
