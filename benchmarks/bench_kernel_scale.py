@@ -55,10 +55,11 @@ ENGINES = ("python", "compiled", "reduced")
 QUIET = {
     # the launches of part `quiet` (each idiom's ladder stops at its first launch that does not finish)
     "look-back scan, no fallback (leader)": [(2, 64), (4, 64), (8, 64)],
-    "look-back scan with fallback (leader)": [(2, 64), (4, 64), (8, 64)],
-    "ticket lock (leader)": [(2, 64), (4, 64), (8, 64)],
+    "look-back scan with fallback (leader)": [(2, 64), (4, 64), (5, 64), (6, 64), (8, 64)],
+    "inter-workgroup barrier (leader)": [(2, 64), (4, 64), (8, 64)],
+    "ticket lock (leader)": [(2, 64), (4, 64), (5, 64), (6, 64), (8, 64)],
     "CAS lock (every invocation)": [(4, 4), (4, 8), (8, 4)],
-    "TAS lock (every invocation)": [(4, 4), (4, 8), (8, 4)],
+    "TAS lock (every invocation)": [(4, 4), (4, 8), (8, 4), (8, 8)],
     "piet-gpu-shaped fallback scan (every invocation helps)": [(2, 2), (3, 2), (2, 4), (4, 2), (4, 4)],
 }
 """Part `quiet`: the reduced check with quiet steps, compiled (docs/semantics.md section 13)."""
@@ -211,7 +212,9 @@ def quiet_section(rows: list[dict], meta: dict) -> str:
         "`check_system(reduce=True, engine='compiled')` (`progress/core/kernel_reduce.py`): kernels with",
         "barriers or private cells get docs/semantics.md section 13's normal forms (barrier arrivals and last",
         "steps folded; section 15's reads of Workgroup memory between barriers too), the others (the locks)",
-        "section 12's quotient by interchangeable invocations; all 11",
+        "section 12's quotient by interchangeable invocations; kernels that never read their workgroup id",
+        "are checked for unfair, fair and OBE up to workgroup permutations too (section 14; an unfair or OBE",
+        "pass gives the contained models' passes, 14.4), the other models without them; all 11",
         "verdicts with lassos, each launch in a fresh process under RLIMIT_AS 4 GiB and a 60 s time limit;",
         "states are those of the largest product (with the STARTED memory). Bytes per state: the peak",
         "resident memory less that before the check, over those states (whole process: numba's code and",

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
 from pathlib import Path
 
 import brute
 import pytest
-from conftest import progress_command
+from in_process import progress
 
 from progress.core.analyze import check_program, queries_for
 from progress.core.registry import all_models
@@ -90,9 +89,7 @@ def test_brute_force_oracle_matches_cadp(cadp, programs):
 
 
 def test_cli_json_lines_schema(oopsla_dir, cadp):
-    run = subprocess.run(
-        progress_command() + ["check", str(oopsla_dir), "--format", "json"], capture_output=True, text=True, timeout=300
-    )
+    run = progress("check", oopsla_dir, "--format", "json")  # in this process (tests/in_process.py)
     assert run.returncode == 1, run.stderr  # every test may not terminate under unfair
     lines = run.stdout.splitlines()
     assert len(lines) == N_TESTS

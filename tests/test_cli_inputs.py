@@ -5,13 +5,12 @@ regular files. Every problem is reported and the rest of a batch still runs."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from in_process import progress
 
 from progress.cli.inputs import expand_each
 
@@ -19,14 +18,8 @@ TEST = "test t{n}\nthread 0\n  AXB(x, 0, end, true, 1)\n"
 
 
 def run(*args, cwd, stdin=None, timeout=30):
-    done = subprocess.run(
-        [sys.executable, "-m", "progress", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        input=stdin,
-        timeout=timeout,
-    )
+    """`progress ARGS` in this process (tests/in_process.py); `timeout` is not needed there."""
+    done = progress(*args, cwd=cwd, stdin=stdin)
     return done.returncode, done.stdout, done.stderr
 
 

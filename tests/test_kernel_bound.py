@@ -5,9 +5,8 @@ with a message naming the bound and the option that raises it."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 
-from conftest import progress_command
+from in_process import progress
 from kernel_helpers import KERNELS
 
 from progress.cli.kernel import check_kernel
@@ -19,13 +18,7 @@ from progress.front.header import LaunchSettings
 
 def _check(tmp_path, *args):
     shutil.copy(KERNELS / "message_passing.comp", tmp_path / "message_passing.comp")
-    done = subprocess.run(
-        [*progress_command(), "check", "message_passing.comp", *args],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-    )
+    done = progress("check", "message_passing.comp", *args, cwd=tmp_path)  # in this process (tests/in_process.py)
     return done.returncode, done.stdout + done.stderr
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import agreement_settings, long_twin
+from hypothesis import assume
 from hypothesis import strategies as st
 from kernel_helpers import compile_glsl, system
 from test_kernel_reduce import QUERIES, validate
@@ -49,9 +50,12 @@ def _grouped(kernel_of, monkeypatch=None) -> tuple[object, bool]:
     return (kernel, report), any(used)
 
 
-def _agree(kernel_of) -> bool:
-    """Reduced (compiled, section 14 where it applies) = unreduced; every lasso validates. Whether 14 applied."""
+def _agree(kernel_of) -> bool | None:
+    """Reduced (compiled, section 14 where it applies) = unreduced; every lasso
+    validates. Whether 14 applied; None when the unreduced check hits BOUND."""
     plain = check_system(kernel_of(), QUERIES, max_states=BOUND, engine="python")
+    if any(v.terminates is None for v in plain.verdicts):
+        return None
     (kernel, reduced), used = _grouped(kernel_of)
     assert _verdicts(reduced) == _verdicts(plain)  # type: ignore[attr-defined]
     for verdict in reduced.verdicts:  # type: ignore[attr-defined]
@@ -104,11 +108,13 @@ void main() {{
 def _random(tmp_path_factory, case):
     source, groups = case
     module = compile_glsl(source, tmp_path_factory.mktemp("groups") / "k")
-    assert _agree(lambda: system(module, groups)), "section 14 applies to a kernel that never reads its workgroup id"
+    used = _agree(lambda: system(module, groups))
+    assume(used is not None)  # the unreduced checker stopped at BOUND: nothing to compare with
+    assert used, "section 14 applies to a kernel that never reads its workgroup id"
 
 
 test_random_kernels_agree, test_random_kernels_agree_in_full = long_twin(
-    _random, (kernels(),), suite=8, full=120, **agreement_settings()
+    _random, (kernels(),), suite=8, full=60, **agreement_settings()
 )
 
 
@@ -121,7 +127,7 @@ def _litmus(name: str) -> bool:
     from progress.cli.kernel import given_settings, kernel_system
 
     path = KERNELS / name
-    return _agree(lambda: kernel_system(path, given_settings(None, (), (), None, False)))
+    return bool(_agree(lambda: kernel_system(path, given_settings(None, (), (), None, False))))
 
 
 @pytest.mark.parametrize("name", SMALL)

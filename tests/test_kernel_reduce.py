@@ -7,13 +7,13 @@ transitions with F and the loop's fairness condition recomputed here."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import agreement_settings, long_twin, progress_command
+from conftest import agreement_settings, long_twin
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from in_process import progress
 from kernel_helpers import LATE_SHARING, compile_glsl, replay, system
 
 from progress.cli.kernel import given_settings, kernel_system
@@ -241,7 +241,7 @@ def test_check_reduce_on_the_command_line():
     """`progress check --reduce`: the verdicts and exit status of the unreduced check, in fewer states."""
     path = str(KERNELS / "lookback_fallback.comp")
     runs = [
-        subprocess.run([*progress_command(), "check", path, "--format", "json", *extra], capture_output=True, text=True)
+        progress("check", path, "--format", "json", *extra)  # in this process (tests/in_process.py)
         for extra in ((), ("--reduce",))
     ]
     assert [r.returncode for r in runs] == [0, 0]

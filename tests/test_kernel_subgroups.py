@@ -5,11 +5,11 @@ in lassos, and the lane-scope verdicts reasoned in the corpus kernels."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import REPO, progress_command
+from conftest import REPO
+from in_process import progress
 
 from progress.core.analyze import Query, check_system
 from progress.core.lts import terminal_memories
@@ -195,11 +195,12 @@ def test_non_uniform_arrival_is_an_error_with_both_lines(name, lines):
 
 
 def test_a_collective_step_shows_as_one_step_of_several_lanes():
-    done = subprocess.run(
-        progress_command() + ["check", str(KERNELS / "ballot_leader.comp"), "-m", "fair/fair/HSA", "--weak"],
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done = progress(  # in this process (tests/in_process.py)
+        "check",
+        KERNELS / "ballot_leader.comp",
+        "-m",
+        "fair/fair/HSA",
+        "--weak",
         cwd=REPO,
     )
     assert done.returncode == 1, done.stderr
@@ -246,11 +247,11 @@ def test_subgroup_lookback_scans_and_survives_unfair_lanes():
 
 
 def test_subgroup_size_option_and_header():
-    bad = subprocess.run(
-        progress_command() + ["check", str(DATA / "ops.comp"), "--subgroup-size", "0"],
-        capture_output=True,
-        text=True,
-        timeout=60,
+    bad = progress(  # in this process (tests/in_process.py)
+        "check",
+        DATA / "ops.comp",
+        "--subgroup-size",
+        "0",
         cwd=REPO,
     )
     assert bad.returncode == 2 and "--subgroup-size" in bad.stderr

@@ -14,9 +14,9 @@ import subprocess
 import brute
 import families
 import pytest
-from conftest import progress_command
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from in_process import progress
 from test_check_properties import instructions, programs
 
 from progress.core import explore_jit, lift, packed, scale
@@ -266,9 +266,7 @@ def test_a_program_too_wide_to_pack_goes_back_to_the_python_checker(tmp_path):
     assert scale.check_large(program, ASKS) is None
     path = tmp_path / "wide.axb"
     path.write_text(too_wide())
-    done = subprocess.run(
-        [*progress_command(), "check", str(path), "--max-states", str(LARGE + 10)], capture_output=True, text=True
-    )
+    done = progress("check", path, "--max-states", LARGE + 10)  # in this process (tests/in_process.py)
     assert done.returncode == 3 and f"state bound of {LARGE + 10}" in done.stdout, done.stdout + done.stderr
 
 
@@ -301,7 +299,7 @@ def test_cli_on_a_large_test(tmp_path):
     path.write_text(families.barrier(10))
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([*progress_command(), "check", str(path), *args], capture_output=True, text=True)
+        return progress("check", path, *args)  # in this process (tests/in_process.py)
 
     assert run().returncode == 1
     bounded = run("--max-states", "500")

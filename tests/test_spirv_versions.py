@@ -8,11 +8,11 @@ version. The oracle is the spin lock of litmus/kernels/spvasm_spinlock.spvasm
 from __future__ import annotations
 
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import REPO, progress_command
+from conftest import REPO
+from in_process import progress
 from kernel_helpers import parse_expect, system, verdicts
 
 from progress.errors import InputError
@@ -62,9 +62,7 @@ def test_each_version_is_assembled_at_its_own_and_checks_the_same(minor: int):
 def test_the_command_line_checks_a_16_module(tmp_path: Path):
     path = tmp_path / "spinlock.spvasm"
     path.write_text(module(6))
-    done = subprocess.run(
-        progress_command() + ["check", str(path), "--workgroups", "2"], capture_output=True, text=True, timeout=120
-    )
+    done = progress("check", path, "--workgroups", "2")  # in this process (tests/in_process.py)
     assert done.returncode == 1, done.stdout + done.stderr  # unfair and HSA: may not terminate
     assert "8 verdict(s) guaranteed to terminate, 3 may not terminate" in done.stdout
 

@@ -10,7 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import REPO, progress_command
+from conftest import REPO
+from in_process import progress
 
 from progress.front.spirv.decode import decode
 from progress.front.spirv.ir import PointerType, VectorType
@@ -75,7 +76,7 @@ ALL_ONES = "0xFFFFFFFFu, 0xFFFFFFFFu"
 
 
 def check(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(progress_command() + ["check", *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+    return progress("check", *args, cwd=cwd)  # in this process (tests/in_process.py)
 
 
 def loops(binary: bytes) -> int:
