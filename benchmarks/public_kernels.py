@@ -197,7 +197,7 @@ PREFIX_SUMS_BUFFERS = ("--buffer", "b_scanIn=1536", "--buffer", "b_scanOut=1536"
 """The buffer lengths both GPUPrefixSums scans are checked with (their runtime-sized arrays)."""
 
 ANKI_QUEUE = ("--buffer", "g_queue=1", "--buffer", "g_ringBuffer=4", "--buffer", "g_finalResult=2") + (
-    "--init",
+    "--push",  # a push constant: its `#if defined(__spirv__)` branch, as DXC compiles it for Vulkan
     "g_consts.m_ringBufferSizeMinusOne=3",
     "--init",
     "g_queue[0].m_head=1",

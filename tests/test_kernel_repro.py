@@ -240,3 +240,28 @@ def test_an_included_file_may_start_with_a_byte_order_mark(tmp_path, monkeypatch
     status, out, err = run(["check", "--expect-header", "k.comp"], monkeypatch, capsys, tmp_path)
     assert status == 0, err
     assert "k: all 11 expected verdicts hold" in out
+
+
+SPIRV_BRANCH = """RWStructuredBuffer<uint> b : register(u0);
+[numthreads(1, 1, 1)]
+void main(uint3 gid : SV_GroupID)
+{
+#if defined(__spirv__)
+    b[0] = 1;
+#else
+    uint old;
+    InterlockedAdd(b[0], 2, old);
+#endif
+}
+"""
+
+
+def test_hlsl_takes_its_spirv_branch_as_under_dxc(tmp_path):
+    """DXC defines `__spirv__` when it writes SPIR-V (its test CodeGenSPIRV/ifdef.spirv.hlsl);
+    Slang does not, so a kernel took its D3D branch (b[0] = 2 here); and the guard, which
+    preprocesses apart, must take the same branch (else it asks for the D3D branch's atomic)."""
+    path = tmp_path / "branch.hlsl"
+    path.write_text(SPIRV_BRANCH)
+    assert finished(path, "b=1") == {(("b[0]", 1),)}
+    path.write_text("#define __spirv__ 1\n" + SPIRV_BRANCH)  # a kernel may define it itself
+    assert finished(path, "b=1") == {(("b[0]", 1),)}

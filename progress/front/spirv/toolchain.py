@@ -111,7 +111,7 @@ def compile_shader(
     `name` is how messages show the file. Every function here runs its tool
     within `limits` (an InputError past them)."""
     if kind == "hlsl":
-        flags = SLANG_FLAGS + _slang_defines(defines) + ("-entry", entry or "main", "-stage", "compute")
+        flags = SLANG_FLAGS + _slang_defines(as_dxc(defines)) + ("-entry", entry or "main", "-stage", "compute")
         return _cached(
             "slang",
             SLANG_LANGUAGE + flags,
@@ -123,6 +123,13 @@ def compile_shader(
         "glslangValidator", flags, source, lambda work: _glslang(source, "comp", flags, name, work, limits)
     )
     return fixed(binary)  # what glslang 13 writes and spirv-val refuses (glslang_fixes.py)
+
+
+def as_dxc(defines: Defines) -> Defines:
+    """`defines` with the macros DXC defines when it writes SPIR-V and Slang does not (`DXC_PREDEFINED`),
+    where they do not name them."""
+    given = {name for name, _ in defines}
+    return tuple((name, value) for name, value in DXC_PREDEFINED.items() if name not in given) + tuple(defines)
 
 
 def _glslang_defines(defines: Defines) -> tuple[str, ...]:
@@ -148,8 +155,12 @@ def preprocessed(
     """The source as glslang's preprocessor leaves it, lines where they were (`-E`; HLSL with `-D`),
     `#line` directives kept."""
     suffix = "comp" if kind == "glsl" else "hlsl"
-    vulkan = tuple((SLANG_PREDEFINED if kind == "hlsl" else PREDEFINED).items())  # what the compiler defines
-    flags = PREPROCESS_FLAGS + (("-D", "-S", "comp") if kind == "hlsl" else ()) + _glslang_defines(vulkan + defines)
+    if kind == "hlsl":  # what the compiler defines
+        compiler = tuple((name, v) for name, v in SLANG_PREDEFINED.items() if name not in dict(defines))
+        defines = compiler + as_dxc(defines)
+    else:
+        defines = tuple(PREDEFINED.items()) + tuple(defines)
+    flags = PREPROCESS_FLAGS + (("-D", "-S", "comp") if kind == "hlsl" else ()) + _glslang_defines(defines)
     key = _key("glslangValidator", flags, source)
     entry = _entry(key, ".txt")
     if entry is not None and trusted_file(entry):
@@ -294,6 +305,9 @@ PREDEFINED = {"VULKAN": "100"}
 """Macros glslang -V defines itself (SPIR-V for Vulkan); the guard's preprocessor (-E) is given them."""
 SLANG_PREDEFINED = {"__SLANG__": "0", "__SLANG_COMPILER__": "1", "__HLSL_VERSION": "2018"}
 """Macros Slang 2026.12 defines for HLSL (`#if`-probed), given to the guard's HLSL preprocessor too."""
+DXC_PREDEFINED = {"__spirv__": "1"}
+"""What DXC defines when it writes SPIR-V (`-spirv`; its test CodeGenSPIRV/ifdef.spirv.hlsl) and Slang
+does not: given to Slang and to the guard's preprocessor, so a kernel takes its Vulkan branch."""
 
 
 def _predefined(message: str) -> str:
