@@ -231,7 +231,7 @@ void main() {
 
 
 def test_the_guard_preprocesses_hlsl_as_slang_does(tmp_path, monkeypatch, capsys):
-    """Slang defines __SLANG__ (and __SLANG_COMPILER__, __HLSL_VERSION 2018); the guard's HLSL
+    """Slang defines __SLANG__ (and __SLANG_COMPILER__; __HLSL_VERSION is given as DXC's 2021); the guard's HLSL
     preprocessor did not, so it asked for the atomic of a branch Slang skips."""
     (tmp_path / "k.hlsl").write_text(SLANG_ONLY)
     status, out, err = run(["check", "--buffer", "b=2", "k.hlsl"], monkeypatch, capsys, tmp_path)

@@ -246,7 +246,7 @@ SPIRV_BRANCH = """RWStructuredBuffer<uint> b : register(u0);
 [numthreads(1, 1, 1)]
 void main(uint3 gid : SV_GroupID)
 {
-#if defined(__spirv__)
+#if defined(__spirv__) && __HLSL_VERSION >= 2021
     b[0] = 1;
 #else
     uint old;
@@ -257,8 +257,9 @@ void main(uint3 gid : SV_GroupID)
 
 
 def test_hlsl_takes_its_spirv_branch_as_under_dxc(tmp_path):
-    """DXC defines `__spirv__` when it writes SPIR-V (its test CodeGenSPIRV/ifdef.spirv.hlsl);
-    Slang does not, so a kernel took its D3D branch (b[0] = 2 here); and the guard, which
+    """DXC defines `__spirv__` when it writes SPIR-V (its test CodeGenSPIRV/ifdef.spirv.hlsl),
+    and `__HLSL_VERSION` 2021 by default; Slang defines no `__spirv__` and says 2018, so a
+    kernel took its D3D or pre-2021 branch (b[0] = 2 here); and the guard, which
     preprocesses apart, must take the same branch (else it asks for the D3D branch's atomic)."""
     path = tmp_path / "branch.hlsl"
     path.write_text(SPIRV_BRANCH)

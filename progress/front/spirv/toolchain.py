@@ -156,8 +156,8 @@ def preprocessed(
     `#line` directives kept."""
     suffix = "comp" if kind == "glsl" else "hlsl"
     if kind == "hlsl":  # what the compiler defines
-        compiler = tuple((name, v) for name, v in SLANG_PREDEFINED.items() if name not in dict(defines))
-        defines = compiler + as_dxc(defines)
+        dxc = as_dxc(defines)
+        defines = tuple((name, v) for name, v in SLANG_PREDEFINED.items() if name not in dict(dxc)) + dxc
     else:
         defines = tuple(PREDEFINED.items()) + tuple(defines)
     flags = PREPROCESS_FLAGS + (("-D", "-S", "comp") if kind == "hlsl" else ()) + _glslang_defines(defines)
@@ -305,9 +305,10 @@ PREDEFINED = {"VULKAN": "100"}
 """Macros glslang -V defines itself (SPIR-V for Vulkan); the guard's preprocessor (-E) is given them."""
 SLANG_PREDEFINED = {"__SLANG__": "0", "__SLANG_COMPILER__": "1", "__HLSL_VERSION": "2018"}
 """Macros Slang 2026.12 defines for HLSL (`#if`-probed), given to the guard's HLSL preprocessor too."""
-DXC_PREDEFINED = {"__spirv__": "1"}
-"""What DXC defines when it writes SPIR-V (`-spirv`; its test CodeGenSPIRV/ifdef.spirv.hlsl) and Slang
-does not: given to Slang and to the guard's preprocessor, so a kernel takes its Vulkan branch."""
+DXC_PREDEFINED = {"__spirv__": "1", "__HLSL_VERSION": "2021"}
+"""What DXC defines, writing SPIR-V (`-spirv`; its tests CodeGenSPIRV/ifdef.spirv.hlsl and, for the default
+language version 2021, the __HLSL_VERSION preprocessor test), where Slang does not or says 2018: given to
+Slang and to the guard's preprocessor, so a kernel takes the branches it takes under DXC."""
 
 
 def _predefined(message: str) -> str:
